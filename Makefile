@@ -1,0 +1,40 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# torch is pinned to the CPU build; an unpinned torch pulls gigabytes of CUDA packages.
+PIP_INSTALL := $(BIN)/pip install --constraint .ci/constraints.txt
+DATA_DIR ?= $(abspath data)
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test dev clean-data
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/activate pyproject.toml .ci/constraints.txt
+	$(PIP_INSTALL) --upgrade pip
+	$(PIP_INSTALL) torch==2.13.0
+	$(PIP_INSTALL) -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+## make demo: install, run the whole pipeline on data/inbox, print what came out
+demo: install
+	$(BIN)/kg-pipelines --data-dir $(DATA_DIR) demo
+
+## make test: install and run the test suite
+test: install
+	$(BIN)/python -m pytest
+
+## make dev: the Dagster UI, sensors and schedules on http://127.0.0.1:3000
+dev: install
+	$(BIN)/kg-pipelines --data-dir $(DATA_DIR) init
+	DAGSTER_HOME=$(DATA_DIR)/dagster_home KG_DATA_DIR=$(DATA_DIR) \
+		$(BIN)/dagster dev -h 127.0.0.1 -p 3000 -w workspace.yaml
+
+## make clean-data: delete the generated stores under data/ (keeps data/inbox)
+clean-data:
+	rm -rf data/warehouse.duckdb* data/lancedb data/dagster_home data/sources.sqlite*

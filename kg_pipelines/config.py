@@ -1,0 +1,131 @@
+"""Settings: one pydantic model, loaded from an optional YAML file, with a few env overrides.
+
+Where a graph lives is decided by its data dir: ``--data-dir`` on the CLI, else ``KG_DATA_DIR``,
+else ``./data``. Every store (DuckDB file, LanceDB folder, Dagster home, source registry) sits
+under it, so several graphs can live side by side. Behaviour is configured in ``kg.yaml`` inside
+the data dir (or the file named by ``--config`` / ``KG_CONFIG``); secrets stay in the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kg_pipelines.entity_types import BASE_ENTITY_TYPES, resolve_entity_types
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LLMSettings(_Strict):
+    provider: Literal["offline", "openai"] = "offline"
+    model: str = "gpt-5-mini"
+    base_url: str | None = Field(default=None, description="Any OpenAI-compatible endpoint (vLLM, Ollama, ...)")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable that holds the key")
+    timeout_s: float = Field(default=60.0, gt=0)
+
+
+class ChunkJobSettings(_Strict):
+    """The seed's job queue: a worker pool per document, per-chunk retries with backoff."""
+
+    workers: int = Field(default=4, ge=1, le=64)
+    max_chunk_retries: int = Field(default=3, ge=0, le=20, description="Retries after the first attempt")
+    backoff_base_s: float = Field(default=1.0, ge=0)
+    backoff_max_s: float = Field(default=30.0, ge=0)
+
+
+class CollectionSettings(_Strict):
+    embedding_model: str = Field(
+        default=DEFAULT_EMBEDDING_MODEL,
+        description="'all-MiniLM-L6-v2' (packaged, offline), a sentence-transformers name or path, "
+        "or 'openai:<model>' for OpenAI embeddings",
+    )
+
+
+class SensorSettings(_Strict):
+    max_files_per_tick: int = Field(default=200, ge=1)
+    max_queued_runs: int = Field(default=5, ge=1, description="Capacity guard: skip while this many runs wait")
+    minimum_interval_s: int = Field(default=30, ge=5)
+
+
+class KGSettings(_Strict):
+    data_dir: Path
+    inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
+    chunk_tokens: int = Field(default=1000, ge=32, le=32000)
+    entity_types: list[str] = Field(default_factory=lambda: list(BASE_ENTITY_TYPES))
+    longevity_extension: bool = False
+    questions_min: int = Field(default=5, ge=1)
+    questions_max: int = Field(default=10, ge=1)
+    max_document_mb: float = Field(default=10.0, gt=0, description="Larger files fail with a clear error")
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    chunk_jobs: ChunkJobSettings = Field(default_factory=ChunkJobSettings)
+    sensor: SensorSettings = Field(default_factory=SensorSettings)
+    collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+
+    @field_validator("data_dir", "inbox_dir")
+    @classmethod
+    def _absolute(cls, value: Path | None) -> Path | None:
+        return None if value is None else Path(value).expanduser().resolve()
+
+    # -- derived locations -------------------------------------------------------------------
+    @property
+    def inbox(self) -> Path:
+        return self.inbox_dir or self.data_dir / "inbox"
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.data_dir / "warehouse.duckdb"
+
+    @property
+    def lancedb_dir(self) -> Path:
+        return self.data_dir / "lancedb"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.data_dir / "dagster_home"
+
+    @property
+    def source_registry_path(self) -> Path:
+        return self.data_dir / "sources.sqlite"
+
+    @property
+    def resolved_entity_types(self) -> tuple[str, ...]:
+        return resolve_entity_types(self.entity_types, self.longevity_extension)
+
+    def embedding_model_for(self, collection: str) -> str:
+        found = self.collections.get(collection)
+        return found.embedding_model if found else DEFAULT_EMBEDDING_MODEL
+
+
+def default_data_dir() -> Path:
+    return Path(os.environ.get("KG_DATA_DIR") or Path.cwd() / "data").expanduser().resolve()
+
+
+def load_settings(data_dir: str | Path | None = None, config_path: str | Path | None = None) -> KGSettings:
+    """Settings for one graph: file values first, then env overrides, then the data dir."""
+    root = Path(data_dir).expanduser().resolve() if data_dir else default_data_dir()
+    path = Path(config_path) if config_path else Path(os.environ["KG_CONFIG"]) if os.environ.get("KG_CONFIG") else root / "kg.yaml"
+    values: dict = {}
+    if path.exists():
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ValueError(f"{path}: expected a mapping of settings, got {type(loaded).__name__}")
+        values = loaded or {}
+    elif config_path:
+        raise FileNotFoundError(f"config file not found: {path}")
+    if os.environ.get("KG_INBOX_DIR"):
+        values["inbox_dir"] = os.environ["KG_INBOX_DIR"]
+    if os.environ.get("KG_LLM_PROVIDER"):
+        values.setdefault("llm", {})["provider"] = os.environ["KG_LLM_PROVIDER"]
+    values["data_dir"] = root
+    return KGSettings.model_validate(values)

@@ -1,0 +1,128 @@
+"""Structured outputs of every LLM task, validated by pydantic whatever the provider.
+
+The JSON schemas sent to a provider are generated from these models, with the configured entity
+types inserted as an enum. Validation needs the entity types too: pass them as validation context
+(``Model.model_validate(data, context={"entity_types": (...)})``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+
+def _non_blank(value: str, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} must be a non-empty string")
+    return value.strip()
+
+
+class ChunkSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summary: str
+
+    @field_validator("summary")
+    @classmethod
+    def _summary(cls, value: str) -> str:
+        return _non_blank(value, "summary")
+
+
+class ExtractedEntity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity_name: str
+    entity_type: str
+    entity_description: str
+
+    @field_validator("entity_name", "entity_description")
+    @classmethod
+    def _text(cls, value: str, info: ValidationInfo) -> str:
+        return _non_blank(value, info.field_name)
+
+    @field_validator("entity_type")
+    @classmethod
+    def _type(cls, value: str, info: ValidationInfo) -> str:
+        value = _non_blank(value, "entity_type").lower()
+        allowed = (info.context or {}).get("entity_types")
+        if allowed is not None and value not in allowed:
+            raise ValueError(f"entity_type {value!r} is not one of the configured types {sorted(allowed)}")
+        return value
+
+
+class ExtractedRelationship(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    source_entity: str
+    target_entity: str
+    relationship_keywords: list[str] = Field(min_length=1)
+    relationship_description: str
+
+    @field_validator("source_entity", "target_entity", "relationship_description")
+    @classmethod
+    def _text(cls, value: str, info: ValidationInfo) -> str:
+        return _non_blank(value, info.field_name)
+
+    @field_validator("relationship_keywords")
+    @classmethod
+    def _keywords(cls, value: list[str]) -> list[str]:
+        kept = [k.strip() for k in value if isinstance(k, str) and k.strip()]
+        if not kept:
+            raise ValueError("relationship_keywords must hold at least one non-empty keyword")
+        return kept
+
+
+class EntitiesRelationships(BaseModel):
+    """The seed's schema contract for one chunk."""
+
+    model_config = ConfigDict(extra="forbid")
+    entities: list[ExtractedEntity]
+    relationships: list[ExtractedRelationship]
+
+    @model_validator(mode="after")
+    def _relationships_name_entities(self) -> "EntitiesRelationships":
+        names = {e.entity_name.casefold() for e in self.entities}
+        for rel in self.relationships:
+            for end in (rel.source_entity, rel.target_entity):
+                if end.casefold() not in names:
+                    raise ValueError(f"relationship endpoint {end!r} is not one of the extracted entities")
+        return self
+
+
+class AtomicQuestions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    questions: list[str]
+
+    @field_validator("questions")
+    @classmethod
+    def _questions(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        seen: dict[str, str] = {}
+        for q in value:
+            q = _non_blank(q, "question")
+            seen.setdefault(q.casefold(), q)
+        kept = list(seen.values())
+        ctx = info.context or {}
+        low, high = ctx.get("questions_min", 5), ctx.get("questions_max", 10)
+        if not low <= len(kept) <= high:
+            raise ValueError(f"expected {low} to {high} distinct questions, got {len(kept)}")
+        return kept
+
+
+def json_schema_for(model: type[BaseModel], entity_types: tuple[str, ...] | None = None) -> dict:
+    """The strict JSON schema sent to an OpenAI-compatible endpoint (entity types as an enum)."""
+    schema = model.model_json_schema()
+    if entity_types is not None and "ExtractedEntity" in schema.get("$defs", {}):
+        schema["$defs"]["ExtractedEntity"]["properties"]["entity_type"] = {
+            "type": "string",
+            "enum": list(entity_types),
+        }
+    _forbid_extras(schema)
+    return schema
+
+
+def _forbid_extras(node: object) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "object":
+            node["additionalProperties"] = False
+            node["required"] = list(node.get("properties", {}))
+        for value in node.values():
+            _forbid_extras(value)
+    elif isinstance(node, list):
+        for value in node:
+            _forbid_extras(value)
