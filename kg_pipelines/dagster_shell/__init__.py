@@ -1,0 +1,1 @@
+"""The Dagster shell: assets, checks, sensors, jobs and resources around the core."""

@@ -1,0 +1,154 @@
+"""Entity and relationship extraction per chunk, and the seed's post-processing.
+
+The LLM (any provider) returns ``EntitiesRelationships`` validated against the schema contract.
+Post-processing then, per chunk:
+- normalizes names: trims surrounding punctuation and white space, title-cases ordinary words
+  (tokens with digits or inner capitals, such as SIRT1, mTORC1 or NAD+, are kept as written);
+- deduplicates entities by (name, type), merging the descriptions of near-duplicates;
+- splits relationship keywords into individual lower-case tags for downstream search;
+- deduplicates relationships by (source, target), uniting keywords and descriptions.
+Entities become graph nodes keyed by normalized (name, type), so the same entity found in two
+documents is one node.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kg_pipelines.llm.schemas import EntitiesRelationships
+
+_EDGE_PUNCT = " \t\r\n.,;:!?\"'`()[]{}<>*_#|/\\"
+_TAG_SPLIT = re.compile(r"[,;/|]+")
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Trim punctuation, collapse spaces, title-case ordinary words (``diet-induced obesity`` ->
+    ``Diet-Induced Obesity``) and keep symbols as written (``SIRT1``, ``mTORC1``, ``NAD+``)."""
+    name = _SPACE.sub(" ", name).strip(_EDGE_PUNCT)
+    if name.count("(") != name.count(")"):
+        name = name.replace("(", "").replace(")", "").strip()
+    return " ".join(_title_word(w) for w in name.split(" "))
+
+
+def _title_word(word: str) -> str:
+    return "-".join(_title_part(p) for p in word.split("-"))
+
+
+def _title_part(part: str) -> str:
+    if not part or any(c.isdigit() for c in part) or any(c.isupper() for c in part[1:]):
+        return part
+    return part[0].upper() + part[1:].lower() if part.isalpha() or "'" in part else part[0].upper() + part[1:]
+
+
+def node_key(name: str) -> str:
+    """Case- and separator-insensitive key: ``Diet-induced obesity`` == ``diet induced  Obesity``."""
+    return _SPACE.sub(" ", re.sub(r"[-_\s]+", " ", name.casefold())).strip()
+
+
+def entity_node_id(name: str, entity_type: str) -> str:
+    return f"{entity_type}:{node_key(name)}"
+
+
+def split_tags(keywords: list[str]) -> list[str]:
+    tags: list[str] = []
+    for keyword in keywords:
+        for tag in _TAG_SPLIT.split(keyword):
+            tag = _SPACE.sub(" ", tag).strip(_EDGE_PUNCT).lower()
+            if tag and tag not in tags:
+                tags.append(tag)
+    return tags
+
+
+def _merge_description(current: str, new: str) -> str:
+    if new.casefold() in current.casefold():
+        return current
+    if current.casefold() in new.casefold():
+        return new
+    return f"{current} {new}"
+
+
+@dataclass
+class ChunkExtraction:
+    entities: list[dict] = field(default_factory=list)
+    relationships: list[dict] = field(default_factory=list)
+
+
+def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
+    """Rows for ``entities`` and ``relationships`` from one chunk's validated LLM answer."""
+    entities: dict[tuple[str, str], dict] = {}
+    type_of_name: dict[str, str] = {}
+    for entity in result.entities:
+        name = normalize_name(entity.entity_name)
+        if not name:
+            continue
+        key = (node_key(name), entity.entity_type)
+        if key in entities:
+            row = entities[key]
+            row["description"] = _merge_description(row["description"], entity.entity_description)
+            continue
+        type_of_name.setdefault(node_key(name), entity.entity_type)
+        entities[key] = {
+            "entity_id": f"{chunk['chunk_id']}/e{len(entities):03d}",
+            "chunk_id": chunk["chunk_id"],
+            "document_id": chunk["document_id"],
+            "collection": chunk["collection"],
+            "name": name,
+            "entity_type": entity.entity_type,
+            "description": entity.entity_description,
+            "node_id": entity_node_id(name, entity.entity_type),
+        }
+    name_of = {key[0]: row["name"] for key, row in entities.items()}
+    relationships: dict[tuple[str, str], dict] = {}
+    for rel in result.relationships:
+        source, target = node_key(normalize_name(rel.source_entity)), node_key(normalize_name(rel.target_entity))
+        if source not in type_of_name or target not in type_of_name or source == target:
+            continue  # the schema already checked endpoints; only self-loops end up here
+        key = (source, target)
+        if key in relationships:
+            row = relationships[key]
+            row["keywords"] = list(dict.fromkeys(row["keywords"] + rel.relationship_keywords))
+            row["tags"] = split_tags(row["keywords"])
+            row["description"] = _merge_description(row["description"], rel.relationship_description)
+            continue
+        relationships[key] = {
+            "relationship_id": f"{chunk['chunk_id']}/r{len(relationships):03d}",
+            "chunk_id": chunk["chunk_id"],
+            "document_id": chunk["document_id"],
+            "collection": chunk["collection"],
+            "source_name": name_of[source],
+            "target_name": name_of[target],
+            "keywords": list(rel.relationship_keywords),
+            "tags": split_tags(rel.relationship_keywords),
+            "description": rel.relationship_description,
+            "source_node_id": entity_node_id(name_of[source], type_of_name[source]),
+            "target_node_id": entity_node_id(name_of[target], type_of_name[target]),
+        }
+    return ChunkExtraction(list(entities.values()), list(relationships.values()))
+
+
+# -- the stage: chunks -> entities, relationships -------------------------------------------------
+
+
+def extract_chunks(
+    conn,
+    extract: Callable[[str, str], EntitiesRelationships],
+    document_ids: list[str],
+    policy,
+    workers: int,
+    now,
+    force: bool = False,
+    progress: Callable[[int], None] | None = None,
+):
+    """Extract the chunks of ``document_ids`` that need it (new, changed or failed before)."""
+    from kg_pipelines.chunk_stage import run_chunk_stage
+
+    def work(chunk: dict) -> dict[str, list[dict]]:
+        found = postprocess(extract(chunk["chunk_id"], chunk["text"]), chunk)
+        return {"entities": found.entities, "relationships": found.relationships}
+
+    return run_chunk_stage(
+        conn, "extract", document_ids, work, ("entities", "relationships"), policy, workers, now, force, progress
+    )

@@ -1,0 +1,246 @@
+"""The one graph: ``kg_nodes`` / ``kg_edges``, updated incrementally per document with provenance.
+
+Nodes: entities (node_type = entity type, keyed by normalized name and type, so one node across
+documents and collections), chunks, atomic questions. Edges: RELATED (entity -> entity, from
+relationships), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk).
+
+Provenance lives in ``kg_node_support`` / ``kg_edge_support`` (one row per supporting chunk).
+Updating a set of documents replaces only their support rows:
+- nodes and edges that gain support are created if new (strength 0.5); an existing edge that gains
+  support from a document that did not support it before is reinforced
+  (strength <- 1 - (1 - strength) * 0.9 per new document, last_reinforced_at = now);
+- state that is not the documents' own survives: activation counts, strengths, created_at,
+  merge history, and everything made by a user or by the merger;
+- pipeline-made edges and nodes left without support are deleted (a node stays while a user- or
+  merger-made edge still uses it), and no edge is left dangling.
+All of it is set-based SQL in one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+import duckdb
+
+from kg_pipelines.stores.warehouse import delete_where_in, transaction
+
+INITIAL_STRENGTH = 0.5
+REINFORCEMENT = 0.1
+
+# (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
+_NODE_SOURCES = """
+    SELECT e.node_id, 'entity', e.entity_type, e.name, e.description, 'type:' || e.entity_type,
+           e.collection, e.document_id, e.chunk_id
+    FROM entities e WHERE e.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'chunk:' || c.chunk_id, 'chunk', 'chunk',
+           coalesce(d.title, c.document_id) || ' [' || (c.seq + 1) || ']',
+           CASE WHEN coalesce(c.summary, '') = '' THEN left(c.text, 300) ELSE c.summary END,
+           'doc:' || c.document_id, c.collection, c.document_id, c.chunk_id
+    FROM chunks c LEFT JOIN documents d USING (document_id)
+    WHERE c.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'question:' || q.question_id, 'question', 'atomic_question', q.question, q.question,
+           'doc:' || q.document_id, q.collection, q.document_id, q.chunk_id
+    FROM atomic_questions q WHERE q.document_id IN (SELECT document_id FROM _docs)
+"""
+
+# (edge_type, source_id, target_id, explanation, keywords, collection, document_id, chunk_id)
+_EDGE_SOURCES = """
+    SELECT 'RELATED', r.source_node_id, r.target_node_id, r.description, r.tags,
+           r.collection, r.document_id, r.chunk_id
+    FROM relationships r WHERE r.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'MENTIONS', 'chunk:' || e.chunk_id, e.node_id, e.description, []::VARCHAR[],
+           e.collection, e.document_id, e.chunk_id
+    FROM entities e WHERE e.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'ANSWERS_IN', 'question:' || q.question_id, 'chunk:' || q.chunk_id, q.question, []::VARCHAR[],
+           q.collection, q.document_id, q.chunk_id
+    FROM atomic_questions q WHERE q.document_id IN (SELECT document_id FROM _docs)
+"""
+
+
+@dataclass
+class GraphReport:
+    documents: int
+    nodes_created: int
+    edges_created: int
+    edges_reinforced: int
+    nodes_deleted: int
+    edges_deleted: int
+    nodes_total: int
+    edges_total: int
+
+
+def update_graph(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
+    """Replace the graph support of ``document_ids`` with what their current rows say."""
+    with transaction(conn):
+        return apply_document_support(conn, document_ids, now)
+
+
+def remove_documents(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
+    """Delete the documents' rows from every table and take their support from the graph."""
+    with transaction(conn):
+        for table in ("documents", "chunks", "chunk_state", "entities", "relationships", "atomic_questions"):
+            delete_where_in(conn, table, "document_id", document_ids)
+        return apply_document_support(conn, document_ids, now)
+
+
+def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
+    """The update itself; the caller holds the transaction."""
+    run = conn.execute
+    nodes_before, edges_before = _totals(conn)
+    run("CREATE OR REPLACE TEMP TABLE _docs AS SELECT DISTINCT unnest(?::VARCHAR[]) AS document_id", [list(document_ids)])
+    run(
+        "CREATE OR REPLACE TEMP TABLE _prev_edge_docs AS SELECT DISTINCT edge_id, document_id FROM kg_edge_support "
+        "WHERE document_id IN (SELECT document_id FROM _docs)"
+    )
+    run(
+        "CREATE OR REPLACE TEMP TABLE _touched_nodes AS SELECT DISTINCT node_id FROM kg_node_support "
+        "WHERE document_id IN (SELECT document_id FROM _docs)"
+    )
+    run(
+        "CREATE OR REPLACE TEMP TABLE _touched_edges AS SELECT DISTINCT edge_id FROM _prev_edge_docs"
+    )
+    run("DELETE FROM kg_node_support WHERE document_id IN (SELECT document_id FROM _docs)")
+    run("DELETE FROM kg_edge_support WHERE document_id IN (SELECT document_id FROM _docs)")
+
+    # new support
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _new_nodes AS
+        SELECT DISTINCT * FROM ({_NODE_SOURCES}) AS s(node_id, node_kind, node_type, name, description,
+            topic_key, collection, document_id, chunk_id)"""
+    )
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _new_edges AS
+        SELECT edge_type || ':' || source_id || '->' || target_id AS edge_id, *
+        FROM ({_EDGE_SOURCES}) AS s(edge_type, source_id, target_id, explanation, keywords, collection,
+            document_id, chunk_id)"""
+    )
+    run(
+        "INSERT INTO kg_node_support SELECT DISTINCT node_id, document_id, chunk_id, collection, name, description "
+        "FROM _new_nodes"
+    )
+    run(
+        "INSERT INTO kg_edge_support SELECT DISTINCT edge_id, document_id, chunk_id, collection, explanation, keywords "
+        "FROM _new_edges"
+    )
+
+    # nodes and edges that are new to the graph
+    created_nodes = run(
+        """INSERT INTO kg_nodes (node_id, node_kind, node_type, name, description, topic_key, energy,
+               base_weight, support_count, created_by, created_at, updated_at, metadata, merge_history)
+        SELECT node_id, arg_min(node_kind, chunk_id), arg_min(node_type, chunk_id),
+               arg_min(name, chunk_id), arg_min(description, chunk_id),
+               arg_min(topic_key, chunk_id), '{}', 1.0, 0, 'pipeline', ?, ?, '{}', '[]'
+        FROM _new_nodes WHERE node_id NOT IN (SELECT node_id FROM kg_nodes)
+        GROUP BY node_id""",
+        [now, now],
+    ).fetchone()[0]
+    created_edges = run(
+        """INSERT INTO kg_edges (edge_id, source_id, target_id, edge_type, strength, activation_count,
+               created_at, last_activated_at, last_reinforced_at, created_by, protected, explanation,
+               keywords, source_topic_key, target_topic_key, support_count)
+        SELECT e.edge_id, any_value(e.source_id), any_value(e.target_id), any_value(e.edge_type),
+               1 - (1 - ?) * pow(1 - ?, count(DISTINCT e.document_id) - 1), 0, ?, NULL, NULL,
+               'pipeline', false, arg_min(e.explanation, e.chunk_id), [], NULL, NULL, 0
+        FROM _new_edges e WHERE e.edge_id NOT IN (SELECT edge_id FROM kg_edges)
+        GROUP BY e.edge_id""",
+        [INITIAL_STRENGTH, REINFORCEMENT, now],
+    ).fetchone()[0]
+
+    # reinforcement: an existing edge supported by a document that did not support it before
+    reinforced = run(
+        """UPDATE kg_edges SET strength = 1 - (1 - strength) * pow(1 - ?, g.new_docs), last_reinforced_at = ?
+        FROM (
+            SELECT n.edge_id, count(DISTINCT n.document_id) AS new_docs FROM _new_edges n
+            WHERE NOT EXISTS (SELECT 1 FROM _prev_edge_docs p WHERE p.edge_id = n.edge_id AND p.document_id = n.document_id)
+            GROUP BY n.edge_id
+        ) g
+        WHERE kg_edges.edge_id = g.edge_id AND kg_edges.created_at < ?""",
+        [REINFORCEMENT, now, now],
+    ).fetchone()[0]
+
+    # what lost all support goes (unless a user or the merger made it)
+    deleted_edges = run(
+        """DELETE FROM kg_edges WHERE created_by = 'pipeline'
+        AND edge_id IN (SELECT edge_id FROM _touched_edges)
+        AND edge_id NOT IN (SELECT edge_id FROM kg_edge_support)"""
+    ).fetchone()[0]
+    deleted_nodes = run(
+        """DELETE FROM kg_nodes WHERE created_by = 'pipeline'
+        AND node_id IN (SELECT node_id FROM _touched_nodes)
+        AND node_id NOT IN (SELECT node_id FROM kg_node_support)
+        AND node_id NOT IN (SELECT source_id FROM kg_edges WHERE created_by <> 'pipeline'
+                            UNION SELECT target_id FROM kg_edges WHERE created_by <> 'pipeline')"""
+    ).fetchone()[0]
+    deleted_edges += run(
+        """DELETE FROM kg_edges WHERE source_id NOT IN (SELECT node_id FROM kg_nodes)
+        OR target_id NOT IN (SELECT node_id FROM kg_nodes)"""
+    ).fetchone()[0]
+
+    _refresh_derived(conn, now)
+    nodes_after, edges_after = _totals(conn)
+    for temp in ("_docs", "_prev_edge_docs", "_touched_nodes", "_touched_edges", "_new_nodes", "_new_edges"):
+        run(f"DROP TABLE IF EXISTS {temp}")
+    return GraphReport(
+        documents=len(set(document_ids)),
+        nodes_created=created_nodes,
+        edges_created=created_edges,
+        edges_reinforced=reinforced,
+        nodes_deleted=deleted_nodes,
+        edges_deleted=deleted_edges,
+        nodes_total=nodes_after,
+        edges_total=edges_after,
+    )
+
+
+def _refresh_derived(conn: duckdb.DuckDBPyConnection, now: datetime) -> None:
+    """Recompute what is derived from support for the nodes and edges the update touched."""
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _affected_nodes AS
+        SELECT node_id FROM _touched_nodes UNION SELECT node_id FROM _new_nodes"""
+    )
+    conn.execute(
+        """UPDATE kg_nodes SET name = s.name, description = s.description, support_count = s.n,
+               energy = s.energy, updated_at = ?
+        FROM (
+            SELECT node_id, arg_min(name, first_chunk) AS name, arg_min(description, first_chunk) AS description,
+                   sum(n)::INTEGER AS n, json_group_object(collection, round(tanh(0.2 * n), 4)) AS energy
+            FROM (SELECT node_id, collection, min(chunk_id) AS first_chunk, count(*) AS n,
+                         arg_min(name, chunk_id) AS name, arg_min(description, chunk_id) AS description
+                  FROM kg_node_support WHERE node_id IN (SELECT node_id FROM _affected_nodes)
+                  GROUP BY node_id, collection)
+            GROUP BY node_id
+        ) s
+        WHERE kg_nodes.node_id = s.node_id AND kg_nodes.created_by = 'pipeline'""",
+        [now],
+    )
+    conn.execute(
+        """UPDATE kg_edges SET support_count = s.n, explanation = s.explanation, keywords = s.keywords,
+               source_topic_key = s.source_topic_key, target_topic_key = s.target_topic_key
+        FROM (
+            SELECT es.edge_id, count(*)::INTEGER AS n,
+                   arg_min(es.explanation, es.chunk_id) AS explanation,
+                   list_sort(list_distinct(flatten(list(es.keywords)))) AS keywords,
+                   any_value(sn.topic_key) AS source_topic_key, any_value(tn.topic_key) AS target_topic_key
+            FROM kg_edge_support es
+            JOIN kg_edges e USING (edge_id)
+            LEFT JOIN kg_nodes sn ON sn.node_id = e.source_id
+            LEFT JOIN kg_nodes tn ON tn.node_id = e.target_id
+            WHERE es.edge_id IN (SELECT edge_id FROM _touched_edges UNION SELECT edge_id FROM _new_edges)
+            GROUP BY es.edge_id
+        ) s
+        WHERE kg_edges.edge_id = s.edge_id AND kg_edges.created_by = 'pipeline'"""
+    )
+    conn.execute("DROP TABLE IF EXISTS _affected_nodes")
+
+
+def _totals(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    return (
+        conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0],
+        conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0],
+    )

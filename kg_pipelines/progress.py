@@ -1,0 +1,44 @@
+"""Progress of long stages: logged, and shown as a bar by the CLI.
+
+Stages report through ``StageProgress``; anyone in the same process (the CLI's progress bar) can
+listen with ``add_listener``. Dagster runs launched in-process by the CLI therefore drive the bar,
+and runs launched from the UI log their progress every tenth of the way.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+Listener = Callable[[str, int, int], None]  # (stage, done, total)
+_listeners: list[Listener] = []
+
+
+def add_listener(listener: Listener) -> None:
+    _listeners.append(listener)
+
+
+def remove_listener(listener: Listener) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+class StageProgress:
+    def __init__(self, stage: str, total: int, log: Callable[[str], None] | None = None):
+        self.stage, self.total, self.done = stage, total, 0
+        self._log = log
+        self._next_log = max(1, total // 10)
+        self._lock = threading.Lock()
+        self._notify()
+
+    def __call__(self, n: int = 1) -> None:
+        with self._lock:
+            self.done += n
+            if self._log and (self.done >= self._next_log or self.done == self.total):
+                self._log(f"{self.stage}: {self.done}/{self.total}")
+                self._next_log = self.done + max(1, self.total // 10)
+            self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(_listeners):
+            listener(self.stage, self.done, self.total)

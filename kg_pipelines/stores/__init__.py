@@ -1,0 +1,1 @@
+"""Stores: the DuckDB warehouse (rows), the LanceDB vector store, the inbox source registry."""

@@ -1,0 +1,98 @@
+"""The LanceDB vector store: one chunk table and one question table per collection.
+
+A collection may use its own embedding model, so vectors of different collections are never mixed
+in one table; each row records the model that embedded it. Writes replace a set of documents'
+rows (delete, then add). Every LanceDB write creates a table version; consolidation compacts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+KINDS = ("chunks", "questions")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def table_name(kind: str, collection: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"unknown vector table kind {kind!r}")
+    return f"{kind}__{_UNSAFE.sub('_', collection)}"
+
+
+def _sql_list(values: Sequence[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+class VectorStore:
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.db = lancedb.connect(str(self.path))
+
+    def table_names(self) -> list[str]:
+        return list(self.db.list_tables().tables)
+
+    def open(self, kind: str, collection: str):
+        name = table_name(kind, collection)
+        return self.db.open_table(name) if name in self.table_names() else None
+
+    def replace(
+        self,
+        kind: str,
+        collection: str,
+        key_column: str,
+        keys: Sequence[str],
+        rows: pa.Table | None,
+    ) -> int:
+        """Delete the rows whose ``key_column`` is in ``keys``, then add ``rows`` (with a ``vector`` column)."""
+        name = table_name(kind, collection)
+        table = self.open(kind, collection)
+        if table is not None and rows is not None and rows.num_rows:
+            existing = table.schema.field("vector").type
+            if existing != rows.schema.field("vector").type:
+                models = set(rows.column("embedding_model").to_pylist())
+                raise ValueError(
+                    f"LanceDB table {name} holds vectors of type {existing}, the new rows "
+                    f"{rows.schema.field('vector').type} (model {', '.join(models)}): the collection's "
+                    "embedding model changed; remove the collection's documents and ingest them again"
+                )
+        if table is not None and keys:
+            table.delete(f"{key_column} IN ({_sql_list(keys)})")
+        if rows is None or rows.num_rows == 0:
+            return 0
+        if table is None:
+            self.db.create_table(name, data=rows)
+        else:
+            table.add(rows)
+        return rows.num_rows
+
+    def delete_documents(self, document_ids: Sequence[str]) -> None:
+        if not document_ids:
+            return
+        for name in self.table_names():
+            self.db.open_table(name).delete(f"document_id IN ({_sql_list(document_ids)})")
+
+    def count(self, kind: str, collection: str) -> int:
+        table = self.open(kind, collection)
+        return 0 if table is None else table.count_rows()
+
+
+def vectors_column(vectors: np.ndarray) -> pa.FixedSizeListArray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2:
+        raise ValueError(f"expected a 2-d array of vectors, got shape {vectors.shape}")
+    return pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), vectors.shape[1])
+
+
+def embedded_table(rows: list[dict], columns: Sequence[str], text_column: str, embedder) -> pa.Table:
+    """``columns`` of ``rows`` plus the embedder's name and the vectors of ``text_column``."""
+    data = {name: [r[name] for r in rows] for name in columns}
+    data["embedding_model"] = [embedder.model_name] * len(rows)
+    data["vector"] = vectors_column(embedder.embed([r[text_column] for r in rows]))
+    return pa.table(data)

@@ -1,0 +1,145 @@
+"""The DuckDB warehouse: table definitions and the few write patterns every stage uses.
+
+Every table a stage owns is written idempotently: inside one transaction, delete the rows of the
+documents (or chunks) being processed, insert the new ones. A failure rolls the whole write back,
+so a table never holds half a document.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import duckdb
+import pyarrow as pa
+
+# Column lists are the contract documented in the README ("Tables").
+SCHEMA: dict[str, str] = {
+    "documents": """
+        document_id VARCHAR PRIMARY KEY, collection VARCHAR NOT NULL, source_path VARCHAR NOT NULL,
+        title VARCHAR, content_hash VARCHAR, text VARCHAR, n_chars BIGINT,
+        status VARCHAR NOT NULL, error VARCHAR, ingested_at TIMESTAMPTZ, updated_at TIMESTAMPTZ""",
+    "chunks": """
+        chunk_id VARCHAR PRIMARY KEY, document_id VARCHAR NOT NULL, collection VARCHAR NOT NULL,
+        seq INTEGER NOT NULL, text VARCHAR NOT NULL, token_count INTEGER NOT NULL,
+        char_start BIGINT, char_end BIGINT, summary VARCHAR, prior_summary VARCHAR,
+        text_hash VARCHAR NOT NULL""",
+    "chunk_state": """
+        chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, stage VARCHAR NOT NULL,
+        attempts INTEGER NOT NULL, status VARCHAR NOT NULL, error_kind VARCHAR, last_error VARCHAR,
+        input_hash VARCHAR, output_count INTEGER, updated_at TIMESTAMPTZ, next_run_at TIMESTAMPTZ,
+        PRIMARY KEY (chunk_id, stage)""",
+    "entities": """
+        entity_id VARCHAR PRIMARY KEY, chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+        collection VARCHAR NOT NULL, name VARCHAR NOT NULL, entity_type VARCHAR NOT NULL,
+        description VARCHAR NOT NULL, node_id VARCHAR NOT NULL""",
+    "relationships": """
+        relationship_id VARCHAR PRIMARY KEY, chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+        collection VARCHAR NOT NULL, source_name VARCHAR NOT NULL, target_name VARCHAR NOT NULL,
+        keywords VARCHAR[] NOT NULL, tags VARCHAR[] NOT NULL, description VARCHAR NOT NULL,
+        source_node_id VARCHAR NOT NULL, target_node_id VARCHAR NOT NULL""",
+    "atomic_questions": """
+        question_id VARCHAR PRIMARY KEY, chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
+        collection VARCHAR NOT NULL, seq INTEGER NOT NULL, question VARCHAR NOT NULL""",
+    "kg_nodes": """
+        node_id VARCHAR PRIMARY KEY, node_kind VARCHAR NOT NULL, node_type VARCHAR NOT NULL,
+        name VARCHAR NOT NULL, description VARCHAR, topic_key VARCHAR, energy JSON,
+        base_weight DOUBLE NOT NULL, support_count INTEGER NOT NULL, created_by VARCHAR NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL, metadata JSON,
+        merge_history JSON""",
+    "kg_edges": """
+        edge_id VARCHAR PRIMARY KEY, source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
+        edge_type VARCHAR NOT NULL, strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL, last_activated_at TIMESTAMPTZ,
+        last_reinforced_at TIMESTAMPTZ, created_by VARCHAR NOT NULL, protected BOOLEAN NOT NULL,
+        explanation VARCHAR, keywords VARCHAR[], source_topic_key VARCHAR,
+        target_topic_key VARCHAR, support_count INTEGER NOT NULL""",
+    # provenance: which document / chunk supports which node and edge
+    "kg_node_support": """
+        node_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
+        collection VARCHAR NOT NULL, name VARCHAR, description VARCHAR""",
+    "kg_edge_support": """
+        edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
+        collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
+}
+
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS chunks_document ON chunks (document_id)",
+    "CREATE INDEX IF NOT EXISTS entities_chunk ON entities (chunk_id)",
+    "CREATE INDEX IF NOT EXISTS relationships_chunk ON relationships (chunk_id)",
+    "CREATE INDEX IF NOT EXISTS questions_chunk ON atomic_questions (chunk_id)",
+    "CREATE INDEX IF NOT EXISTS node_support_document ON kg_node_support (document_id)",
+    "CREATE INDEX IF NOT EXISTS edge_support_document ON kg_edge_support (document_id)",
+)
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = duckdb.connect(str(path), read_only=read_only)
+    if not read_only:
+        ensure_schema(conn)
+    return conn
+
+
+def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
+    for table, columns in SCHEMA.items():
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+    for statement in INDEXES:
+        conn.execute(statement)
+
+
+def column_types(conn: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in conn.execute(f"DESCRIBE {table}").fetchall()]
+
+
+@contextmanager
+def transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def delete_where_in(conn: duckdb.DuckDBPyConnection, table: str, column: str, values: Sequence[str]) -> None:
+    if values:
+        conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT unnest(?::VARCHAR[]))", [list(values)])
+
+
+def insert_rows(conn: duckdb.DuckDBPyConnection, table: str, rows: pa.Table | list[dict]) -> int:
+    """Insert rows by column name (columns absent from ``rows`` get their defaults / NULL)."""
+    if isinstance(rows, list):
+        if not rows:
+            return 0
+        rows = pa.Table.from_pylist(rows)
+    if rows.num_rows == 0:
+        return 0
+    conn.register("_staged_rows", rows)
+    try:
+        conn.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _staged_rows")
+    finally:
+        conn.unregister("_staged_rows")
+    return rows.num_rows
+
+
+def replace_rows(
+    conn: duckdb.DuckDBPyConnection, table: str, key_column: str, keys: Sequence[str], rows: pa.Table | list[dict]
+) -> int:
+    """Delete the rows whose ``key_column`` is in ``keys``, insert ``rows`` (call inside a transaction)."""
+    delete_where_in(conn, table, key_column, keys)
+    return insert_rows(conn, table, rows)
+
+
+def fetch_dicts(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence | None = None) -> list[dict]:
+    cursor = conn.execute(sql, params or [])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def count_rows(conn: duckdb.DuckDBPyConnection, table: str) -> int:
+    return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
