@@ -20,9 +20,6 @@ import click
 from kg_pipelines.config import KGSettings, load_settings
 
 SAMPLE_INBOX = Path(__file__).resolve().parents[1] / "data" / "inbox"
-PARTITIONS = "documents"
-# the CLI shows progress bars and a summary; Dagster's own event log stays in the UI
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def _prepare(data_dir: str | None, config: str | None) -> KGSettings:
@@ -116,6 +113,7 @@ def remove(settings: KGSettings, path: str) -> None:
     """Remove the document(s) ingested from PATH (a file, or every file under a folder)."""
     from dagster import DagsterInstance
 
+    from kg_pipelines.dagster_shell.runner import delete_partitions
     from kg_pipelines.removal import remove_documents_everywhere
     from kg_pipelines.stores import warehouse
     from kg_pipelines.stores.source_registry import SourceRegistry
@@ -131,11 +129,7 @@ def remove(settings: KGSettings, path: str) -> None:
         report = remove_documents_everywhere(conn, VectorStore(settings.lancedb_dir), registry, ids, _now())
     finally:
         conn.close()
-    instance = DagsterInstance.get()
-    known = set(instance.get_dynamic_partitions(PARTITIONS))
-    for document_id in ids:
-        if document_id in known:
-            instance.delete_dynamic_partition(PARTITIONS, document_id)
+    delete_partitions(DagsterInstance.get(), ids)
     click.echo(f"removed {len(ids)} document(s): -{report.nodes_deleted} nodes, -{report.edges_deleted} edges")
 
 
@@ -156,40 +150,16 @@ def _now():
 
 
 def _ingest_sources(settings: KGSettings, sources) -> int:
-    """Register sources, add their partitions and run the ingestion job over contiguous ranges.
-
-    Returns the number of failed runs.
-    """
+    """Run the ingestion job over the sources with progress bars; the number of failed runs."""
     from dagster import DagsterInstance
 
-    from kg_pipelines.dagster_shell.sensors import range_run_request
-    from kg_pipelines.definitions import defs
-    from kg_pipelines.inbox import contiguous_ranges
-    from kg_pipelines.stores.source_registry import SourceRegistry
+    from kg_pipelines.dagster_shell.runner import ingest_sources
 
-    SourceRegistry(settings.source_registry_path).register(sources)
-    instance = DagsterInstance.get()
-    known = list(instance.get_dynamic_partitions(PARTITIONS))
-    new = [s.document_id for s in sources if s.document_id not in set(known)]
-    if new:
-        instance.add_dynamic_partitions(PARTITIONS, new)
-    order = known + new
-    job = defs.resolve_job_def("ingest_documents")
-    failures = 0
     with _ProgressBars():
-        for start, end in contiguous_ranges(order, {s.document_id for s in sources}):
-            tags = dict(range_run_request(start, end, "cli").tags)
-            result = job.execute_in_process(
-                instance=instance, tags=tags, raise_on_error=False, run_config=QUIET_LOGS
-            )
-            if not result.success:
-                failures += 1
-                for event in result.all_events:
-                    if event.is_failure and event.event_specific_data is not None:
-                        error = getattr(event.event_specific_data, "error", None)
-                        if error is not None:
-                            click.echo(f"\nstep {event.step_key} failed: {error.message.strip()}", err=True)
-    return failures
+        outcome = ingest_sources(settings, sources, DagsterInstance.get())
+    for error in outcome.errors:
+        click.echo(error, err=True)
+    return outcome.failed_runs
 
 
 class _ProgressBars:

@@ -199,6 +199,7 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._queues: dict[Endpoint, deque[Behaviour]] = {"chat": deque(), "embeddings": deque()}
         self._defaults: dict[Endpoint, Behaviour] = {"chat": AUTO, "embeddings": AUTO}
+        self._rules: list[list] = []  # [schema name, conversation id or None, behaviour, times left or None]
         self._requests: list[RecordedRequest] = []
         self._stopping = threading.Event()
         self._counter = 0
@@ -215,6 +216,19 @@ class FakeOpenAI:
         with self._lock:
             self._queues[endpoint].extend(behaviours)
         return self
+
+    def rule(
+        self, schema: str, behaviour: Behaviour, conversation_id: str | None = None, times: int | None = None
+    ) -> "FakeOpenAI":
+        """Answer chat requests for ``schema`` (and, if given, that conversation id, i.e. chunk id)
+        with ``behaviour``, ``times`` times (None: until ``clear_rules``). Rules come before the queue."""
+        with self._lock:
+            self._rules.append([schema, conversation_id, behaviour, times])
+        return self
+
+    def clear_rules(self) -> None:
+        with self._lock:
+            self._rules.clear()
 
     def set_default(self, behaviour: Behaviour, endpoint: Endpoint = "chat") -> "FakeOpenAI":
         with self._lock:
@@ -238,6 +252,7 @@ class FakeOpenAI:
             for queue in self._queues.values():
                 queue.clear()
             self._defaults = {"chat": AUTO, "embeddings": AUTO}
+            self._rules.clear()
             self._requests.clear()
 
     def stop(self) -> None:
@@ -260,6 +275,14 @@ class FakeOpenAI:
             self._counter += 1
             if endpoint is None:
                 return None
+            if endpoint == "chat" and isinstance(body, dict):
+                schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+                conversation = headers.get("x-conversation-id") or headers.get("X-Conversation-Id") or body.get("user")
+                for rule in self._rules:
+                    if rule[0] == schema and rule[1] in (None, conversation) and rule[3] != 0:
+                        if rule[3] is not None:
+                            rule[3] -= 1
+                        return rule[2]
             queue = self._queues[endpoint]
             return queue.popleft() if queue else self._defaults[endpoint]
 

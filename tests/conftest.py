@@ -1,0 +1,72 @@
+"""Shared fixtures: an isolated graph (data dir + Dagster instance) per test, and helpers to
+write documents, ingest them through the real Dagster job, and read the warehouse."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from kg_pipelines.config import KGSettings, load_settings  # noqa: E402
+from kg_pipelines.stores import warehouse  # noqa: E402
+
+# fast retries in tests: the backoff schedule itself is unit-tested in test_chunk_jobs
+FAST = {"chunk_jobs": {"workers": 2, "max_chunk_retries": 1, "backoff_base_s": 0.0, "backoff_max_s": 0.0}}
+
+
+class Graph:
+    """One graph under a temporary data dir, with its own Dagster instance."""
+
+    def __init__(self, root: Path, instance):
+        self.root = root
+        self.instance = instance
+        self.configure()
+
+    def configure(self, **overrides) -> KGSettings:
+        values = {**FAST, **overrides}
+        (self.root / "kg.yaml").write_text(yaml.safe_dump(values))
+        self.settings = load_settings(self.root)
+        return self.settings
+
+    def write(self, relative: str, text: str | bytes, folder: str = "docs") -> Path:
+        path = self.root.parent / folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+        return path
+
+    def ingest(self, collection: str, folder: str = "docs", paths: list[Path] | None = None):
+        from kg_pipelines.dagster_shell.runner import ingest_sources
+        from kg_pipelines.inbox import scan_directory
+
+        files = scan_directory(self.root.parent / folder / collection, collection)
+        if paths is not None:
+            files = [f for f in files if f.path in {p.resolve() for p in paths}]
+        return ingest_sources(self.settings, [f.to_source() for f in files], self.instance)
+
+    def rows(self, sql: str, params: list | None = None) -> list[tuple]:
+        conn = warehouse.connect(self.settings.warehouse_path)
+        try:
+            return conn.execute(sql, params or []).fetchall()
+        finally:
+            conn.close()
+
+    def one(self, sql: str, params: list | None = None):
+        return self.rows(sql, params)[0][0]
+
+
+@pytest.fixture
+def graph(tmp_path, monkeypatch):
+    from dagster import instance_for_test
+
+    root = tmp_path / "graph"
+    root.mkdir()
+    for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KG_DATA_DIR", str(root))
+    with instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        yield Graph(root, instance)

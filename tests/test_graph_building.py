@@ -1,0 +1,141 @@
+"""Incremental graph updates with provenance: merge across documents, reinforce, survive
+re-ingestion, remove cleanly, never dangle."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from kg_pipelines.audits import dangling_edges
+from kg_pipelines.extraction import entity_node_id
+from kg_pipelines.graph_building import remove_documents, update_graph
+from kg_pipelines.stores import warehouse
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    c = warehouse.connect(tmp_path / "w.duckdb")
+    yield c
+    c.close()
+
+
+def put_document(conn, doc: str, collection: str, entities: list[tuple[str, str]], relations: list[tuple[str, str]]):
+    """One document with one chunk mentioning ``entities`` [(name, type)], ``relations`` [(a, b)] and two questions."""
+    chunk = f"{doc}#c0000"
+    types = dict(entities)
+    with warehouse.transaction(conn):
+        for table in ("documents", "chunks", "entities", "relationships", "atomic_questions"):
+            warehouse.delete_where_in(conn, table, "document_id", [doc])
+        warehouse.insert_rows(conn, "documents", [{"document_id": doc, "collection": collection, "source_path": f"/x/{doc}",
+                                                  "title": doc.upper(), "status": "Done"}])
+        warehouse.insert_rows(conn, "chunks", [{"chunk_id": chunk, "document_id": doc, "collection": collection, "seq": 0,
+                                               "text": "text", "token_count": 1, "summary": f"summary {doc}", "text_hash": "h"}])
+        warehouse.insert_rows(conn, "entities", [
+            {"entity_id": f"{chunk}/e{i}", "chunk_id": chunk, "document_id": doc, "collection": collection, "name": n,
+             "entity_type": t, "description": f"{n} in {doc}", "node_id": entity_node_id(n, t)}
+            for i, (n, t) in enumerate(entities)])
+        warehouse.insert_rows(conn, "relationships", [
+            {"relationship_id": f"{chunk}/r{i}", "chunk_id": chunk, "document_id": doc, "collection": collection,
+             "source_name": a, "target_name": b, "keywords": ["k"], "tags": [f"tag-{doc}"], "description": f"{a} and {b} ({doc})",
+             "source_node_id": entity_node_id(a, types[a]), "target_node_id": entity_node_id(b, types[b])}
+            for i, (a, b) in enumerate(relations)])
+        warehouse.insert_rows(conn, "atomic_questions", [
+            {"question_id": f"{chunk}/q{i}", "chunk_id": chunk, "document_id": doc, "collection": collection, "seq": i,
+             "question": f"Question {i} of {doc}?"} for i in range(2)])
+
+
+def node(conn, node_id):
+    rows = warehouse.fetch_dicts(conn, "SELECT * FROM kg_nodes WHERE node_id = ?", [node_id])
+    return rows[0] if rows else None
+
+
+def edge(conn, edge_id):
+    rows = warehouse.fetch_dicts(conn, "SELECT * FROM kg_edges WHERE edge_id = ?", [edge_id])
+    return rows[0] if rows else None
+
+
+RELATED = "RELATED:compound:metformin->protein:ampk"
+
+
+def test_entities_merge_across_documents_and_shared_edges_are_reinforced(conn):
+    put_document(conn, "a", "longevity", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+    report = update_graph(conn, ["a"], T0)
+    assert report.nodes_created == 2 + 1 + 2  # entities, chunk, questions
+    assert report.edges_created == 1 + 2 + 2  # RELATED, MENTIONS, ANSWERS_IN
+    assert edge(conn, RELATED)["strength"] == pytest.approx(0.5)
+
+    put_document(conn, "b", "microbiome", [("metformin", "compound"), ("AMPK", "protein"), ("Akkermansia", "microbe")],
+                 [("metformin", "AMPK"), ("metformin", "Akkermansia")])
+    report = update_graph(conn, ["b"], T0 + timedelta(days=1))
+    assert report.edges_reinforced == 1
+    shared = edge(conn, RELATED)
+    assert shared["strength"] == pytest.approx(1 - 0.5 * 0.9)
+    assert shared["support_count"] == 2
+    assert shared["last_reinforced_at"] is not None
+    metformin = node(conn, "compound:metformin")
+    assert metformin["support_count"] == 2
+    assert '"longevity"' in metformin["energy"] and '"microbiome"' in metformin["energy"]
+    assert conn.execute("SELECT count(*) FROM kg_nodes WHERE node_kind = 'entity'").fetchone()[0] == 3
+    assert edge(conn, "ANSWERS_IN:question:b#c0000/q1->chunk:b#c0000") is not None
+    assert edge(conn, "MENTIONS:chunk:b#c0000->microbe:akkermansia") is not None
+
+
+def test_reingesting_keeps_graph_state_and_replaces_only_its_support(conn):
+    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
+                 [("Metformin", "AMPK"), ("Metformin", "Liver")])
+    put_document(conn, "b", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+    update_graph(conn, ["a", "b"], T0)
+    assert edge(conn, RELATED)["strength"] == pytest.approx(1 - 0.5 * 0.9)  # two documents at creation
+    conn.execute("UPDATE kg_edges SET activation_count = 7, strength = 0.8, last_activated_at = ? WHERE edge_id = ?", [T0, RELATED])
+    conn.execute(
+        """INSERT INTO kg_edges VALUES ('USER:liver->ampk', 'anatomy:liver', 'protein:ampk', 'user_link', 0.9, 3, ?, NULL,
+        NULL, 'user', true, 'a user note', [], NULL, NULL, 0)""", [T0])
+
+    # document a is edited: Liver and the Metformin->Liver relation are gone from it
+    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+    report = update_graph(conn, ["a"], T0 + timedelta(days=2))
+    assert report.edges_reinforced == 0  # the same document again is no new evidence
+    shared = edge(conn, RELATED)
+    assert shared["activation_count"] == 7 and shared["strength"] == pytest.approx(0.8)
+    assert edge(conn, "RELATED:compound:metformin->anatomy:liver") is None
+    assert edge(conn, "USER:liver->ampk") is not None
+    assert node(conn, "anatomy:liver") is not None  # kept: a user-made edge still uses it
+    assert dangling_edges(conn).passed
+
+
+def test_removing_a_document_keeps_what_others_support(conn):
+    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
+                 [("Metformin", "AMPK"), ("AMPK", "Liver")])
+    put_document(conn, "b", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+    update_graph(conn, ["a", "b"], T0)
+    report = remove_documents(conn, ["a"], T0 + timedelta(days=1))
+    assert report.nodes_deleted == 1 + 1 + 2  # Liver, a's chunk, a's questions
+    assert node(conn, "anatomy:liver") is None
+    assert node(conn, "compound:metformin")["support_count"] == 1
+    assert edge(conn, RELATED)["support_count"] == 1
+    assert conn.execute("SELECT count(*) FROM kg_node_support WHERE document_id = 'a'").fetchone()[0] == 0
+    for table in ("documents", "chunks", "entities", "relationships", "atomic_questions"):
+        assert conn.execute(f"SELECT count(*) FROM {table} WHERE document_id = 'a'").fetchone()[0] == 0
+    assert dangling_edges(conn).passed
+
+    remove_documents(conn, ["b"], T0 + timedelta(days=2))
+    assert conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0] == 0
+
+
+def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
+    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+    update_graph(conn, ["a"], T0)
+    before = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
+    import kg_pipelines.graph_building as gb
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(gb, "_refresh_derived", boom)
+    with pytest.raises(RuntimeError):
+        remove_documents(conn, ["a"], T0)
+    after = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
+    assert after == before
+    assert conn.execute("SELECT count(*) FROM documents WHERE document_id = 'a'").fetchone()[0] == 1
