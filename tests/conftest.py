@@ -68,5 +68,7 @@ def graph(tmp_path, monkeypatch):
     for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("KG_DATA_DIR", str(root))
-    with instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    with instance_for_test(temp_dir=str(home)) as instance:
         yield Graph(root, instance)
