@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -51,6 +52,8 @@ def main() -> None:
 
     from dagster import DagsterInstance
 
+    import kg_pipelines
+
     from kg_pipelines.config import load_settings
     from kg_pipelines.dagster_shell.runner import ingest_sources
     from kg_pipelines.embedding import embedder_for
@@ -70,6 +73,7 @@ def main() -> None:
             files = files[: args.limit]
         home = tmp / "dagster_home"
         home.mkdir()
+        shutil.copy(Path(kg_pipelines.__file__).with_name("dagster.yaml"), home / "dagster.yaml")  # as the CLI does
         os.environ["DAGSTER_HOME"] = str(home)
         os.environ["KG_DATA_DIR"] = str(tmp / "graph")
         settings = load_settings(tmp / "graph")

@@ -439,7 +439,7 @@ participants note notes data however although moreover furthermore therefore thu
 second third here there this these those the a an in on at for from by with our we they it its their
 january february march april may june july august september october november december monday tuesday
 wednesday thursday friday saturday sunday author authors editor review article study studies trial patients
-group groups control controls week weeks day days year years i ii iii iv v vi
+group groups control controls week weeks day days year years
     """.split()
 )
 
@@ -465,7 +465,7 @@ PLOS JAMA BMJ NEJM CELL
 SYMBOL_STOP = frozenset(
     """
 kDa mmHg mL dL nM mM µM pH kHz mAb siRNA shRNA miRNA mRNA tRNA rRNA lncRNA cDNA mtDNA gDNA iPSC iPSCs eLife
-mSystems mBio iScience qPCR mTORC CO2 H2O H2O2 O2 NO2 SO2 CH4 NH3 H2S N2O O3 PM2 PM10 MP3 MP4 COVID19
+mSystems mBio iScience qPCR mTORC C57BL QIIME2 BALB CO2 H2O H2O2 O2 NO2 SO2 CH4 NH3 H2S N2O O3 PM2 PM10 MP3 MP4 COVID19
     """.split()
 )
 
@@ -491,7 +491,17 @@ Pan Canis Felis Bos Sus Gallus Oryza Zea Triticum
 GENUS_ENDINGS = ("bacter", "coccus", "bacillus", "bacterium", "monas", "ella", "myces", "spira", "plasma",
                  "vibrio", "oides", "ia", "ium")
 SPECIES_ENDINGS = ("ii", "ae", "is", "us", "um", "ans", "ens", "ensis", "icus", "ica", "ata", "ila", "oides",
-                   "alis", "ilis", "aris", "ophila", "ogenes", "orum", "arum", "i", "a", "e")
+                   "alis", "ilis", "aris", "ophila", "ogenes", "orum", "arum", "i", "a")
+# Words after a genus that are not species epithets ("Bacteroides increased", "Akkermansia abundance").
+NOT_SPECIES = frozenset(
+    """
+species strain strains genus genera spp abundance abundances levels level counts count cells populations
+population members member group groups colonization colonisation growth supplementation treatment
+administration load loads presence numbers taxa isolates isolate culture cultures bacteria was were is are
+has have had can may might could would should will did does
+    """.split()
+)
+NOT_SPECIES_ENDINGS = ("ed", "ing", "ly", "tion", "sion", "ment", "ance", "ence", "ity", "ness", "ship")
 
 COMPOUND_SUFFIXES = ("mycin", "formin", "amide", "statin", "tinib", "ciclib", "cillin", "cycline", "floxacin",
                      "azole", "olol", "sartan", "prazole", "parin", "oside", "erol", "atrol", "anol", "diol",
@@ -511,7 +521,7 @@ DISEASE_STOP = frozenset(
     """
 diagnosis diagnoses prognosis hypnosis symbiosis osmosis apoptosis mitosis meiosis academia bohemia diploma
 diplomas aroma aromas stoma soma coma sympathy empathy telepathy homeopathy trophy trophies chromosoma
-idioma
+idioma oklahoma sonoma tacoma paloma
     """.split()
 )
 
@@ -521,7 +531,7 @@ DISEASE_HEADS = {
     "cancer": "cancer", "cancers": "cancer", "diabetes": "diabetes", "disorder": "disorder",
     "disorders": "disorder", "carcinoma": "carcinoma", "carcinomas": "carcinoma", "tumor": "tumor",
     "tumors": "tumor", "tumour": "tumour", "tumours": "tumour", "infection": "infection",
-    "infections": "infection", "deficiency": "deficiency", "fever": "fever",
+    "infections": "infection", "fever": "fever",
 }
 ADJECTIVE_SUFFIXES = ("al", "ic", "ary", "ory", "ous", "ive", "ar", "ile", "oid", "able", "ible", "ent", "ant")
 ORGAN_WORDS = frozenset(
@@ -567,6 +577,14 @@ Hills Alps Street Square
     """.split()
 )
 LOCATION_FIRST = frozenset("Lake Mount Mt Gulf Bay Cape Isle Port Fort Saint St Sierra Rio".split())
+DEMONYMS = frozenset(
+    """
+American British English French German Polish Italian Spanish Portuguese Dutch Swedish Norwegian Danish
+Finnish Russian Austrian Hungarian Czech Greek Turkish Chinese Japanese Korean Indian African Asian European
+Canadian Mexican Brazilian Australian Irish Scottish Welsh Swiss Belgian Roman Latin Arabic Persian Jewish
+Christian Muslim Catholic Protestant Western Eastern Northern Southern Gram
+    """.split()
+)
 PERSON_TITLES = frozenset("Dr Prof Professor Mr Mrs Ms Sir Dame Lord Lady".split())
 NAME_PARTICLES = frozenset("of de da di du del della der van von la le".split())
 
@@ -585,7 +603,7 @@ class Cue:
 CUES: tuple[Cue, ...] = (
     Cue("upregulates", r"up-?regulat(?:e|es|ed)", r"up-?regulat(?:ing|ion)", "upregulate", "verb"),
     Cue("downregulates", r"down-?regulat(?:e|es|ed)", r"down-?regulat(?:ing|ion)", "downregulate", "verb"),
-    Cue("increases", r"increas(?:e|es|ed)|elevat(?:e|es)|rais(?:e|es)", r"increas(?:ing)|elevat(?:ed|ion|ing)", "increase", "verb"),
+    Cue("increases", r"increas(?:e|es|ed)|elevat(?:e|es)|rais(?:e|es)|doubl(?:e|es|ed)", r"increas(?:ing)|elevat(?:ed|ion|ing)", "increase", "verb"),
     Cue("decreases", r"decreas(?:e|es|ed)|lower(?:s|ed)", r"decreas(?:ing)", "decrease", "verb"),
     Cue("reduces", r"reduc(?:e|es|ed)", r"reduc(?:ing|tion|tions)", "reduce", "verb"),
     Cue("inhibits", r"inhibit(?:s|ed)?", r"inhibit(?:ing|ion|ions|or|ors|ory)", "inhibit", "verb"),
@@ -620,6 +638,7 @@ CUES: tuple[Cue, ...] = (
     Cue("metabolizes", r"metaboli[sz](?:e|es|ed)", r"metaboli[sz]ing", "metabolize", "verb"),
     Cue("ferments", r"ferment(?:s|ed)", r"ferment(?:ing|ation)", "ferment", "verb"),
     Cue("targets", r"target(?:s|ed)", r"targeting", "target", "verb"),
+    Cue("clears", r"clear(?:s|ed)|eliminat(?:e|es|ed)|remov(?:e|es|ed)", r"clearance|eliminat(?:ing|ion)|removal", "clear", "verb"),
     Cue("mimics", r"mimic(?:s|ked)?", r"mimicking|mimetic|mimetics", "mimic", "verb"),
     Cue("contains", r"contain(?:s|ed)?", r"containing", "contain", "verb"),
     Cue("flows through", r"flow(?:s|ed)? through", r"flowing through", "flow through", "verb"),
@@ -631,7 +650,8 @@ CUES: tuple[Cue, ...] = (
     Cue("deficiency", None, r"deficien(?:cy|t|cies)", None, "effect"),
     Cue("effect", None, r"effects? (?:of|on)|affect(?:s|ed)?", None, "effect"),
     Cue("knockout", None, r"knock-?(?:out|down)|knocked[ -]?(?:out|down)|deletion", None, "effect"),
-    Cue("expression", None, r"express(?:es|ed|ion|ing)", None, "other"),
+    Cue("expression", None, r"(?:over-?)?express(?:es|ed|ion|ing)", None, "other"),
+    Cue("loss", None, r"loss of|lack of|depletion of|absence of", None, "effect"),
     Cue("abundance", None, r"abundan(?:ce|t)", None, "other"),
     Cue("trial", None, r"trials?", None, "other"),
     Cue("located in", None, r"(?:located|situated|lies|lie|lying) (?:in|on|at|near)", None, "place"),
@@ -643,17 +663,57 @@ CUES: tuple[Cue, ...] = (
 )
 
 
-def _cue_regex() -> re.Pattern[str]:
-    parts = []
+def _branches(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(pattern):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+    out.append(pattern[start:])
+    return out
+
+
+def _first_letters(pattern: str) -> set[str]:
+    """Letters a match of ``pattern`` (a cue regex: literals, groups, ``?``) can start with."""
+    letters: set[str] = set()
+    for branch in _branches(pattern):
+        if branch.startswith("(?:"):
+            depth, end = 0, 0
+            for i, c in enumerate(branch):
+                depth += c == "("
+                depth -= c == ")"
+                if depth == 0:
+                    end = i
+                    break
+            letters |= _first_letters(branch[3:end])
+            if branch[end + 1 : end + 2] == "?":
+                letters |= _first_letters(branch[end + 2 :])
+        elif branch:
+            letters.add(branch[0].lower())
+    return letters
+
+
+def _cue_regexes() -> dict[str, re.Pattern[str]]:
+    """One regex per first letter, tried at word starts only (much cheaper than one alternation
+    scanned over every character)."""
+    parts: dict[str, list[str]] = {}
     for i, cue in enumerate(CUES):
-        if cue.verb:
-            parts.append(f"(?P<v{i}>{cue.verb})")
-        if cue.noun:
-            parts.append(f"(?P<n{i}>{cue.noun})")
-    return re.compile(r"(?<![\w-])(?:" + "|".join(parts) + r")(?![\w])", re.IGNORECASE)
+        for kind, pattern in (("v", cue.verb), ("n", cue.noun)):
+            if pattern:
+                for letter in sorted(_first_letters(pattern)):
+                    parts.setdefault(letter, []).append(f"(?P<{kind}{i}>{pattern})")
+    return {
+        letter: re.compile(r"(?:" + "|".join(alts) + r")(?![\w])", re.IGNORECASE)
+        for letter, alts in parts.items()
+    }
 
 
-CUE_RE = _cue_regex()
+CUE_BY_LETTER = _cue_regexes()
 
 # Question wording per entity type ("Which compound activates AMPK?").
 TYPE_NOUN = {
