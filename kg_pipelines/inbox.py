@@ -76,8 +76,15 @@ def plan_inbox_changes(
     watermark: tuple[float, str],
     max_files: int,
     inbox: Path,
+    saved_tick: int = 0,
 ) -> InboxChanges:
-    known = {s.document_id: s for s in registered}
+    """What a sensor tick must request.
+
+    ``registered`` includes removed sources (tombstones). ``saved_tick`` is the tick number of the
+    last cursor the daemon saved: a registry write from a later tick belongs to a tick whose result
+    was lost, so what it decided is decided again (same generation, hence the same run key).
+    """
+    known = {s.document_id: s for s in registered if not s.removed}
     candidates = sorted(
         (f for f in files if (f.mtime, str(f.path)) > watermark or f.document_id not in known),
         key=lambda f: (f.mtime, str(f.path)),
@@ -89,15 +96,18 @@ def plan_inbox_changes(
         except FileNotFoundError:
             continue  # deleted between listing and hashing: the next tick sees it gone
         previous = known.get(f.document_id)
-        if previous is None or previous.content_hash != source.content_hash:
-            to_ingest.append(source)  # new, or edited (a touched file with the same content is not)
+        lost = previous is not None and previous.tick > saved_tick
+        if previous is None or previous.content_hash != source.content_hash or lost:
+            to_ingest.append(source)  # new, edited or lost; a touched file with the same content is not
     new_mark = max([watermark] + [(f.mtime, str(f.path)) for f in picked])
     present = {f.document_id for f in files}
     inbox_root = str(Path(inbox).resolve())
     to_remove = [
         s.document_id
         for s in registered
-        if s.document_id not in present and os.path.commonpath([inbox_root, s.path]) == inbox_root
+        if s.document_id not in present
+        and (not s.removed or s.tick > saved_tick)
+        and os.path.commonpath([inbox_root, s.path]) == inbox_root
     ]
     return InboxChanges(to_ingest, to_remove, new_mark, len(candidates) - len(picked))
 

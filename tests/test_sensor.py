@@ -167,7 +167,7 @@ def test_new_files_become_partitions_and_one_range_run(box):
     assert data.skip_message is None
 
     # the cursor is a small watermark: (mtime, path) of the newest file handed to a run
-    mark = json.loads(data.cursor)
+    mark = json.loads(data.cursor)["mark"]
     assert mark == [T0 + 4, str((box.inbox / "papers/d.txt").resolve())]
     assert len(data.cursor) < 300
     assert "notes/a.txt" not in data.cursor
@@ -191,7 +191,7 @@ def test_second_tick_with_nothing_new_skips(box):
     assert second.run_requests == []
     assert second.dynamic_partitions_requests == []
     assert "no new" in second.skip_message
-    assert second.cursor == first.cursor
+    assert json.loads(second.cursor)["mark"] == json.loads(first.cursor)["mark"]
 
 
 def test_per_tick_cap_leaves_the_rest_for_the_next_tick(box):
@@ -203,13 +203,13 @@ def test_per_tick_cap_leaves_the_rest_for_the_next_tick(box):
     first = box.tick()
     assert adds(first) == ["notes/a.txt", "notes/b.txt"]
     assert ranges(first) == [("notes/a.txt", "notes/b.txt")]
-    assert json.loads(first.cursor)[0] == T0 + 2
+    assert json.loads(first.cursor)["mark"][0] == T0 + 2
     assert sorted(box.registered()) == ["notes/a.txt", "notes/b.txt"]
 
     second = box.tick()
     assert adds(second) == ["notes/c.txt"]
     assert ranges(second) == [("notes/c.txt", "notes/c.txt")]
-    assert json.loads(second.cursor)[0] == T0 + 3
+    assert json.loads(second.cursor)["mark"][0] == T0 + 3
     assert second.run_requests[0].run_key != first.run_requests[0].run_key
 
     third = box.tick()
@@ -239,7 +239,7 @@ def test_edited_file_is_ingested_again_and_a_touched_one_is_not(box):
     touched = box.tick()
     assert touched.run_requests == []
     assert touched.skip_message
-    assert json.loads(touched.cursor)[0] == T0 + 20
+    assert json.loads(touched.cursor)["mark"][0] == T0 + 20
 
 
 def test_edits_in_the_middle_of_the_partitions_make_one_run_per_contiguous_range(box):
@@ -334,7 +334,7 @@ def test_unsupported_and_hidden_files_are_ignored(box):
     assert adds(data) == ["notes/a.txt"]
     assert ranges(data) == [("notes/a.txt", "notes/a.txt")]
     assert list(box.registered()) == ["notes/a.txt"]
-    assert json.loads(data.cursor)[0] == T0 + 1
+    assert json.loads(data.cursor)["mark"][0] == T0 + 1
     assert box.tick().run_requests == []
 
 
@@ -351,19 +351,14 @@ def test_inbox_dir_can_come_from_the_environment(box, tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------------
-# known product bugs (strict xfail: they start failing the day the bug is fixed, so the marker
-# gets removed)
+# regressions: run keys that must not repeat, a job name, a tick whose result was lost
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="BUG jobs.py: @job on remove_documents_job has no name=, so the job is "
-                   "'remove_documents_job', not 'remove_documents' as the README documents")
 def test_remove_job_has_the_documented_name():
     assert remove_documents_job.name == "remove_documents"
 
 
-@pytest.mark.xfail(strict=True, reason="BUG sensors.py: ingest run keys hash only (key, content hash); a file "
-                   "deleted then restored gets the run key of its first ingestion and the daemon drops the run")
 def test_restored_file_gets_a_new_run_key(box):
     path = box.write("notes/a.txt", "alpha", T0 + 1)
     first = box.tick()
@@ -378,8 +373,6 @@ def test_restored_file_gets_a_new_run_key(box):
     assert restored.run_requests[0].run_key != first.run_requests[0].run_key
 
 
-@pytest.mark.xfail(strict=True, reason="BUG sensors.py: ingest run keys hash only (key, content hash); an edit "
-                   "reverted to an earlier content reuses that content's run key and the daemon drops the run")
 def test_reverted_edit_gets_a_new_run_key(box):
     box.write("notes/a.txt", "version one", T0 + 1)
     first = box.tick()
@@ -548,8 +541,6 @@ def test_scan_inbox_feeds_the_plan(inbox_dir):
     assert scan_inbox(inbox_dir / "missing") == []
 
 
-@pytest.mark.xfail(strict=True, reason="BUG sensors.py: removal run keys hash (ids, watermark); a file moved out, "
-                   "back in with its old mtime (mv), and out again reuses the first removal's key: the daemon drops it")
 def test_second_removal_of_a_restored_file_gets_a_new_run_key(box):
     kept = box.write("notes/a.txt", "alpha", T0 + 1)
     box.write("notes/b.txt", "beta", T0 + 2)
@@ -570,9 +561,6 @@ def test_second_removal_of_a_restored_file_gets_a_new_run_key(box):
     assert remove_runs(second_removal)[0].run_key != remove_runs(first_removal)[0].run_key
 
 
-@pytest.mark.xfail(strict=True, reason="BUG sensors.py: the tick writes the source registry before the daemon has "
-                   "submitted its runs; if the tick fails afterwards (cursor not saved), the re-evaluation sees the "
-                   "files as known and unchanged and never requests them again")
 def test_a_tick_whose_result_was_lost_is_requested_again(box):
     box.write("notes/a.txt", "alpha", T0 + 1)
     lost = box.tick(apply=False)  # the daemon failed before submitting runs or saving the cursor

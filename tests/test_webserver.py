@@ -292,8 +292,6 @@ def test_jobs_and_inbox_sensor(server, repository_selector, repository):
     assert "inbox_sensor" in {s["name"] for s in repository["sensors"]}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG kg_pipelines/dagster_shell/jobs.py: @job without name= makes the removal "
-                   "job 'remove_documents_job'; the README documents 'remove_documents'")
 def test_removal_job_has_the_documented_name(server, repository_selector, repository):
     assert "remove_documents" in {j["name"] for j in repository["jobs"]}
     targets = {t["pipelineName"] for t in _sensors(server, repository_selector)["inbox_sensor"]["targets"]}

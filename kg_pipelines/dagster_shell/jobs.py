@@ -35,7 +35,7 @@ def remove_documents_op(context: OpExecutionContext, config: RemoveDocumentsConf
     )
 
 
-@job(executor_def=in_process_executor, tags={INGESTION_TAG: "true"},
+@job(name="remove_documents", executor_def=in_process_executor, tags={INGESTION_TAG: "true"},
      description="Remove documents (files deleted from the inbox, or `kg-pipelines remove`).")
 def remove_documents_job():
     remove_documents_op()

@@ -3,6 +3,11 @@
 The sensor and the CLI register files here when they request a run; the ``documents`` asset reads
 it to find a partition's file. SQLite, not DuckDB, because a sensor must never open the DuckDB
 warehouse (one writer per file) and SQLite takes short writes from several processes.
+
+Each source keeps a ``generation``, bumped whenever it is registered with new content or after it
+was removed, so run keys built from it never repeat for a new version, and the sensor ``tick``
+that last wrote it, so a tick whose result was lost (cursor not saved) can be recognised and redone.
+Removed sources stay as tombstones (``removed = 1``) to keep their generation.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Sequence
 
+_COLUMNS = "document_id, collection, path, content_hash, mtime, generation, tick, removed"
+
 
 @dataclass(frozen=True)
 class Source:
@@ -22,6 +29,9 @@ class Source:
     path: str
     content_hash: str | None
     mtime: float | None
+    generation: int = 0
+    tick: int = 0
+    removed: bool = False
 
 
 class SourceRegistry:
@@ -32,7 +42,9 @@ class SourceRegistry:
             conn.execute(
                 """CREATE TABLE IF NOT EXISTS sources (
                     document_id TEXT PRIMARY KEY, collection TEXT NOT NULL, path TEXT NOT NULL,
-                    content_hash TEXT, mtime REAL, registered_at TEXT NOT NULL)"""
+                    content_hash TEXT, mtime REAL, generation INTEGER NOT NULL DEFAULT 1,
+                    tick INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0,
+                    registered_at TEXT NOT NULL)"""
             )
 
     def _connect(self) -> sqlite3.Connection:
@@ -40,41 +52,45 @@ class SourceRegistry:
         conn.execute("PRAGMA journal_mode=WAL")
         return conn
 
-    def register(self, sources: Iterable[Source]) -> None:
+    def _select(self, where: str = "", params: Sequence = ()) -> list[Source]:
+        with closing(self._connect()) as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM sources {where} ORDER BY document_id", params).fetchall()
+        return [Source(*row[:7], bool(row[7])) for row in rows]
+
+    def register(self, sources: Iterable[Source], tick: int = 0) -> dict[str, int]:
+        """Upsert sources; returns each one's generation (bumped for new content or after removal)."""
+        sources = list(sources)
         now = datetime.now(timezone.utc).isoformat()
         with closing(self._connect()) as conn, conn:
             conn.executemany(
-                """INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (document_id) DO UPDATE SET collection = excluded.collection, path = excluded.path,
-                    content_hash = excluded.content_hash, mtime = excluded.mtime, registered_at = excluded.registered_at""",
-                [(s.document_id, s.collection, s.path, s.content_hash, s.mtime, now) for s in sources],
+                """INSERT INTO sources VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)
+                ON CONFLICT (document_id) DO UPDATE SET
+                    generation = sources.generation + (sources.removed = 1
+                                 OR sources.content_hash IS NOT excluded.content_hash),
+                    collection = excluded.collection, path = excluded.path,
+                    content_hash = excluded.content_hash, mtime = excluded.mtime, tick = excluded.tick,
+                    removed = 0, registered_at = excluded.registered_at""",
+                [(s.document_id, s.collection, s.path, s.content_hash, s.mtime, tick, now) for s in sources],
             )
+        found = self.lookup([s.document_id for s in sources])
+        return {document_id: source.generation for document_id, source in found.items()}
 
     def lookup(self, document_ids: Sequence[str]) -> dict[str, Source]:
+        """Active (not removed) sources by document id."""
         found: dict[str, Source] = {}
-        with closing(self._connect()) as conn:
-            for i in range(0, len(document_ids), 500):
-                part = list(document_ids[i : i + 500])
-                marks = ",".join("?" * len(part))
-                for row in conn.execute(
-                    f"SELECT document_id, collection, path, content_hash, mtime FROM sources WHERE document_id IN ({marks})",
-                    part,
-                ):
-                    found[row[0]] = Source(*row)
+        for i in range(0, len(document_ids), 500):
+            part = list(document_ids[i : i + 500])
+            marks = ",".join("?" * len(part))
+            for source in self._select(f"WHERE removed = 0 AND document_id IN ({marks})", part):
+                found[source.document_id] = source
         return found
 
-    def all(self) -> list[Source]:
-        with closing(self._connect()) as conn:
-            rows = conn.execute("SELECT document_id, collection, path, content_hash, mtime FROM sources ORDER BY document_id")
-            return [Source(*row) for row in rows]
+    def all(self, include_removed: bool = False) -> list[Source]:
+        return self._select("" if include_removed else "WHERE removed = 0")
 
-    def by_path(self, path: str) -> Source | None:
-        with closing(self._connect()) as conn:
-            row = conn.execute(
-                "SELECT document_id, collection, path, content_hash, mtime FROM sources WHERE path = ?", [path]
-            ).fetchone()
-        return Source(*row) if row else None
-
-    def forget(self, document_ids: Sequence[str]) -> None:
+    def forget(self, document_ids: Sequence[str], tick: int = 0) -> None:
+        """Mark sources removed (tombstones keep the generation)."""
         with closing(self._connect()) as conn, conn:
-            conn.executemany("DELETE FROM sources WHERE document_id = ?", [(d,) for d in document_ids])
+            conn.executemany(
+                "UPDATE sources SET removed = 1, tick = ? WHERE document_id = ?", [(tick, d) for d in document_ids]
+            )
