@@ -1,0 +1,74 @@
+"""The kg-pipelines command: ingest, summary, remove, and clear errors."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from kg_pipelines.cli import main
+
+DOC = "# NAD+ and SIRT1\nNicotinamide riboside raises NAD+ levels. NAD+ activates SIRT1 in muscle.\n"
+
+
+@pytest.fixture
+def cli_env(monkeypatch, tmp_path):
+    # the CLI exports DAGSTER_HOME / KG_DATA_DIR for its in-process runs; keep them test-local
+    for name in ("DAGSTER_HOME", "KG_DATA_DIR", "KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
+    return tmp_path
+
+
+def test_ingest_summary_and_remove(cli_env):
+    docs = cli_env / "papers"
+    docs.mkdir()
+    (docs / "nad.md").write_text(DOC)
+    (docs / "notes.docx").write_bytes(b"PK")
+    data = cli_env / "graph"
+    runner = CliRunner()
+
+    result = runner.invoke(main, ["--data-dir", str(data), "ingest", str(docs), "--collection", "longevity"])
+    assert result.exit_code == 0, result.output
+    assert "documents            1   Done 1" in result.output
+    assert (data / "dagster_home" / "dagster.yaml").exists()
+    assert (data / "warehouse.duckdb").exists() and (data / "lancedb").is_dir()
+
+    result = runner.invoke(main, ["--data-dir", str(data), "summary"])
+    assert "questions" in result.output and "failures       chunks: 0" in result.output
+
+    result = runner.invoke(main, ["--data-dir", str(data), "remove", str(docs / "nad.md")])
+    assert result.exit_code == 0, result.output
+    assert "removed 1 document(s)" in result.output
+    result = runner.invoke(main, ["--data-dir", str(data), "summary"])
+    assert "documents            0" in result.output and "nodes                0" in result.output
+
+
+def test_clear_errors(cli_env):
+    runner = CliRunner()
+    empty = cli_env / "nothing"
+    empty.mkdir()
+    result = runner.invoke(main, ["--data-dir", str(cli_env / "g"), "ingest", str(empty), "--collection", "x"])
+    assert result.exit_code != 0 and "no .txt, .md or .pdf files" in result.output
+    result = runner.invoke(main, ["--data-dir", str(cli_env / "g"), "remove", str(cli_env / "never.md")])
+    assert result.exit_code != 0 and "no ingested document comes from" in result.output
+    bad = cli_env / "bad.yaml"
+    bad.write_text("chunk_tokens: lots\n")
+    result = runner.invoke(main, ["--data-dir", str(cli_env / "g"), "--config", str(bad), "summary"])
+    assert result.exit_code != 0 and "chunk_tokens" in result.output
+
+
+def test_the_core_never_imports_dagster():
+    core = [
+        "kg_pipelines.audits", "kg_pipelines.chunk_jobs", "kg_pipelines.chunk_stage", "kg_pipelines.chunk_state",
+        "kg_pipelines.chunking", "kg_pipelines.config", "kg_pipelines.documents", "kg_pipelines.embedding",
+        "kg_pipelines.extraction", "kg_pipelines.graph_building", "kg_pipelines.inbox", "kg_pipelines.questions",
+        "kg_pipelines.removal", "kg_pipelines.reports", "kg_pipelines.llm.client", "kg_pipelines.llm.providers",
+        "kg_pipelines.llm.offline_provider", "kg_pipelines.llm.openai_provider", "kg_pipelines.stores.warehouse",
+        "kg_pipelines.stores.vectors", "kg_pipelines.stores.source_registry",
+    ]
+    code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n" for m in core) + \
+        "print(sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}, check=True)
+    assert out.stdout.strip() == "[]"
