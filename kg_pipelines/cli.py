@@ -98,7 +98,7 @@ def demo(settings: KGSettings) -> None:
     click.echo(
         "\nWhere to look next:\n"
         "  make dev                      the Dagster UI on http://127.0.0.1:3000 (assets, lineage, checks, sensor)\n"
-        f"  duckdb {settings.warehouse_path}    the tables (documents, chunks, entities, kg_nodes, kg_edges, ...)\n"
+        f"  {settings.warehouse_path}    DuckDB: documents, chunks, entities, kg_nodes, kg_edges, ...\n"
         f"  {settings.lancedb_dir}    chunk and question vectors, one table per collection\n"
         f"  drop files into {settings.inbox}/<collection>/ with `make dev` running: the sensor ingests them"
     )
@@ -174,10 +174,11 @@ class _ProgressBars:
 
         def listener(stage: str, done: int, total: int) -> None:
             bar = self._bars.get(stage)
-            if bar is None:
-                bar = self._bars[stage] = tqdm(total=total, desc=f"{stage:<32}", unit="", leave=True, file=sys.stderr)
-            bar.n = done
-            bar.refresh()
+            if bar is None or bar.disable:
+                bar = self._bars[stage] = tqdm(total=total, desc=f"{stage:<30}", unit="", leave=True, file=sys.stderr)
+            bar.update(done - bar.n)
+            if done >= total:
+                bar.close()  # stages run one after the other: finish this line before the next bar
 
         self._listener = listener
         progress.add_listener(listener)
