@@ -34,23 +34,25 @@ def run_chunk_stage(
     policy: RetryPolicy,
     workers: int,
     now: datetime,
-    force: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
     before_commit: Callable[[list[dict], dict[str, list[dict]]], None] | None = None,
 ) -> ChunkStageReport:
     """``work(chunk) -> {table: rows}`` for every chunk that needs ``stage``.
 
     ``before_commit(processed_chunks, rows)`` runs before the DuckDB transaction (for vector
     writes). The ``chunk_state.output_count`` of a chunk is the number of rows of ``tables[0]``.
+    ``progress(total)`` starts progress reporting for the chunks to process and returns the
+    function to call as each one finishes.
     """
     chunks = load_chunks(conn, document_ids)
-    todo = pending_chunks(conn, stage, chunks, force)
+    todo = pending_chunks(conn, stage, chunks)
     by_id = {c["chunk_id"]: c for c in todo}
+    tick = progress(len(todo)) if progress else None
     outcomes = run_chunk_jobs(
         [(c["chunk_id"], (lambda c=c: work(c))) for c in todo],
         policy,
         workers,
-        (lambda _o: progress(1)) if progress else None,
+        (lambda _o: tick(1)) if tick else None,
     )
     rows: dict[str, list[dict]] = {t: [] for t in tables}
     states = []

@@ -29,12 +29,8 @@ def load_chunks(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str]) ->
     )
 
 
-def pending_chunks(
-    conn: duckdb.DuckDBPyConnection, stage: str, chunks: list[dict], force: bool = False
-) -> list[dict]:
+def pending_chunks(conn: duckdb.DuckDBPyConnection, stage: str, chunks: list[dict]) -> list[dict]:
     """The chunks whose ``stage`` must run: no state, failed, or input (text hash) changed."""
-    if force:
-        return list(chunks)
     done = {
         row[0]: row[1]
         for row in conn.execute(

@@ -52,7 +52,6 @@ class CollectionSettings(_Strict):
 class SensorSettings(_Strict):
     max_files_per_tick: int = Field(default=200, ge=1)
     max_queued_runs: int = Field(default=5, ge=1, description="Capacity guard: skip while this many runs wait")
-    minimum_interval_s: int = Field(default=30, ge=5)
 
 
 class KGSettings(_Strict):

@@ -139,8 +139,7 @@ def extract_chunks(
     policy,
     workers: int,
     now,
-    force: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
 ):
     """Extract the chunks of ``document_ids`` that need it (new, changed or failed before)."""
     from kg_pipelines.chunk_stage import run_chunk_stage
@@ -150,5 +149,5 @@ def extract_chunks(
         return {"entities": found.entities, "relationships": found.relationships}
 
     return run_chunk_stage(
-        conn, "extract", document_ids, work, ("entities", "relationships"), policy, workers, now, force, progress
+        conn, "extract", document_ids, work, ("entities", "relationships"), policy, workers, now, progress
     )

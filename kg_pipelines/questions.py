@@ -42,8 +42,7 @@ def generate_questions(
     policy,
     workers: int,
     now,
-    force: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], Callable[[int], None]] | None = None,
 ) -> ChunkStageReport:
     """Questions for the chunks that need them, embedded in one batch per collection."""
 
@@ -69,7 +68,6 @@ def generate_questions(
         policy,
         workers,
         now,
-        force,
         progress,
         before_commit=write_vectors,
     )

@@ -25,8 +25,14 @@ from .resources import KGResource
 PARTITIONED = dict(partitions_def=documents_partitions, backfill_policy=BackfillPolicy.single_run(), pool="duckdb")
 
 
-def _progress(context: AssetExecutionContext, stage: str, total: int) -> StageProgress:
-    return StageProgress(stage, total, context.log.info)
+def _chunk_progress(context: AssetExecutionContext, stage: str):
+    """Progress over the chunks a stage actually processes (it knows how many once it starts)."""
+    return lambda total: StageProgress(f"{stage} (chunks)", total, context.log.info)
+
+
+def _chunk_stage_stats(report, llm) -> dict:
+    return {"chunks": report.chunks, "chunks_processed": report.chunks_processed,
+            "chunks_failed": report.chunks_failed, **llm.counters.snapshot()}
 
 
 @asset(
@@ -69,7 +75,7 @@ def chunks(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
         report = build_chunks(
             conn, kg.vectors(), lambda cid, text, prior: llm.summarize(cid, text, prior).summary, kg.embedder, ids,
             kg.settings.chunk_tokens, default_token_counter(), kg.retry_policy(), kg.workers, kg.now(),
-            _progress(context, "chunk + summarize (documents)", len(ids)),
+            StageProgress("chunk + summarize (documents)", len(ids), context.log.info),
         )
         meta = table_metadata(conn, "chunks", ids, ["chunk_id", "seq", "token_count", "summary", "prior_summary"])
     return MaterializeResult(metadata={**meta, **asdict(report), **llm.counters.snapshot()})
@@ -91,15 +97,11 @@ def extract_entities_relationships(context: AssetExecutionContext, kg: KGResourc
     ids = list(context.partition_keys)
     llm = kg.llm_client()
     with kg.warehouse() as conn:
-        pending = conn.execute(
-            "SELECT count(*) FROM chunks WHERE document_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
-        ).fetchone()[0]
         report = extract_chunks(conn, llm.extract, ids, kg.retry_policy(), kg.workers, kg.now(),
-                                progress=_progress(context, "extract (chunks)", pending))
+                                progress=_chunk_progress(context, "extract"))
         for kind, n in report.errors.items():
             context.log.warning(f"{n} chunk(s) failed extraction after retries ({kind}); see chunk_state")
-        stats = {"chunks": report.chunks, "chunks_processed": report.chunks_processed,
-                 "chunks_failed": report.chunks_failed, **llm.counters.snapshot()}
+        stats = _chunk_stage_stats(report, llm)
         yield MaterializeResult(asset_key="entities", metadata={
             **table_metadata(conn, "entities", ids, ["name", "entity_type", "description", "chunk_id"]),
             **stats, "entities_written": report.rows["entities"]})
@@ -122,13 +124,8 @@ def atomic_questions(context: AssetExecutionContext, kg: KGResource) -> Material
     ids = list(context.partition_keys)
     llm = kg.llm_client()
     with kg.warehouse() as conn:
-        pending = conn.execute(
-            "SELECT count(*) FROM chunks WHERE document_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
-        ).fetchone()[0]
         report = generate_questions(conn, kg.vectors(), llm.atomic_questions, kg.embedder, ids, kg.retry_policy(),
-                                    kg.workers, kg.now(), progress=_progress(context, "questions (chunks)", pending))
+                                    kg.workers, kg.now(), progress=_chunk_progress(context, "questions"))
         meta = table_metadata(conn, "atomic_questions", ids, ["question", "chunk_id"])
     return MaterializeResult(metadata={
-        **meta, "chunks": report.chunks, "chunks_processed": report.chunks_processed,
-        "chunks_failed": report.chunks_failed, "questions_written": report.rows["atomic_questions"],
-        **llm.counters.snapshot()})
+        **meta, **_chunk_stage_stats(report, llm), "questions_written": report.rows["atomic_questions"]})
