@@ -18,6 +18,7 @@ import json
 
 from dagster import (
     AddDynamicPartitionsRequest,
+    DefaultSensorStatus,
     DagsterRunStatus,
     DeleteDynamicPartitionsRequest,
     RunRequest,
@@ -52,6 +53,7 @@ def _digest(parts: list[str]) -> str:
 @sensor(
     jobs=[ingest_documents_job, remove_documents_job],
     minimum_interval_seconds=30,
+    default_status=DefaultSensorStatus.RUNNING,  # dropping a file into the inbox is enough
     description="Watches <inbox>/<collection>/ for .txt, .md and .pdf files: ingests new and edited ones, "
     "removes deleted ones.",
 )
