@@ -45,18 +45,18 @@ def run_chunk_stage(
     function to call as each one finishes.
     """
     chunks = load_chunks(conn, document_ids)
-    todo = pending_chunks(conn, stage, chunks)
-    by_id = {c["chunk_id"]: c for c in todo}
-    tick = progress(len(todo)) if progress else None
+    pending = pending_chunks(conn, stage, chunks)
+    by_id = {c["chunk_id"]: c for c in pending}
+    tick = progress(len(pending)) if progress else None
     outcomes = run_chunk_jobs(
-        [(c["chunk_id"], (lambda c=c: work(c))) for c in todo],
+        [(c["chunk_id"], (lambda c=c: work(c))) for c in pending],
         policy,
         workers,
         (lambda _o: tick(1)) if tick else None,
     )
     rows: dict[str, list[dict]] = {t: [] for t in tables}
     states = []
-    report = ChunkStageReport(chunks=len(chunks), chunks_processed=len(todo))
+    report = ChunkStageReport(chunks=len(chunks), chunks_processed=len(pending))
     for chunk_id, outcome in outcomes.items():
         chunk = by_id[chunk_id]
         count = None
@@ -70,7 +70,7 @@ def run_chunk_stage(
         states.append(state_row(outcome, chunk["document_id"], stage, chunk["text_hash"], count, now))
     report.rows = {t: len(r) for t, r in rows.items()}
     if before_commit:
-        before_commit(todo, rows)
+        before_commit(pending, rows)
     with transaction(conn):
         for table in tables:
             conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(by_id)])

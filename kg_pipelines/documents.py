@@ -8,6 +8,7 @@ and what to do, so a broken file becomes a Failed document and nothing else is t
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +67,9 @@ def read_document(path: Path, max_bytes: int) -> DocumentText | DocumentReadErro
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         return DocumentReadError("unsupported", f"{path.name}: unsupported file type {path.suffix!r}; use {', '.join(SUPPORTED_SUFFIXES)}")
     try:
-        size = path.stat().st_size
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = handle.read() if size <= max_bytes else b""
     except FileNotFoundError:
         return DocumentReadError("missing", f"{path}: the file no longer exists (deleted or moved after it was detected)")
     except OSError as exc:
@@ -77,12 +80,6 @@ def read_document(path: Path, max_bytes: int) -> DocumentText | DocumentReadErro
             f"{path.name}: {size / 1e6:.1f} MB is over the limit of {max_bytes / 1e6:.1f} MB "
             "(settings: max_document_mb); split the document or raise the limit",
         )
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return DocumentReadError("missing", f"{path}: the file no longer exists (deleted or moved after it was detected)")
-    except OSError as exc:
-        return DocumentReadError("unreadable", f"{path}: cannot read file: {exc.strerror or exc}")
     content_hash = hashlib.sha256(data).hexdigest()
     if path.suffix.lower() == ".pdf":
         decoded = _pdf_text(path, data)

@@ -33,7 +33,8 @@ def ingest_sources(settings: KGSettings, sources: Sequence[Source], instance: Da
     SourceRegistry(settings.source_registry_path).register(sources)
     name = documents_partitions.name
     known = list(instance.get_dynamic_partitions(name))
-    new = [s.document_id for s in sources if s.document_id not in set(known)]
+    known_set = set(known)
+    new = [s.document_id for s in sources if s.document_id not in known_set]
     if new:
         instance.add_dynamic_partitions(name, new)
     job = defs.resolve_job_def("ingest_documents")

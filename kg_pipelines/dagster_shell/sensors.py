@@ -72,13 +72,15 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
         settings.sensor.max_files_per_tick, settings.inbox, saved_tick,
     )
     existing = list(context.instance.get_dynamic_partitions(documents_partitions.name))
-    new_keys = [s.document_id for s in changes.to_ingest if s.document_id not in existing]
-    removed = [k for k in changes.to_remove if k in existing]
+    known = set(existing)
+    new_keys = [s.document_id for s in changes.to_ingest if s.document_id not in known]
+    removed = [k for k in changes.to_remove if k in known]
     generations = registry.register(changes.to_ingest, tick)
     registry.forget(changes.to_remove, tick)
     removed_generation = {s.document_id: s.generation for s in registered}
 
-    order = [k for k in existing if k not in set(removed)] + new_keys
+    gone = set(removed)
+    order = [k for k in existing if k not in gone] + new_keys
     hashes = {s.document_id: s.content_hash or "" for s in changes.to_ingest}
     runs = []
     for start, end in contiguous_ranges(order, set(hashes)):
