@@ -50,19 +50,19 @@ def run_core_stages(settings, sources) -> None:
     """The same stages as the assets, called directly (no Dagster): what the pipeline itself costs."""
     from datetime import datetime, timezone
 
-    from kg_pipelines.chunk_jobs import RetryPolicy
-    from kg_pipelines.chunking import build_chunks
-    from kg_pipelines.documents import load_documents
+    from kg_pipelines.ingestion.chunk_jobs import RetryPolicy
+    from kg_pipelines.ingestion.chunking import build_chunks
+    from kg_pipelines.ingestion.documents import load_documents
     from kg_pipelines.embedding import embedder_for
-    from kg_pipelines.extraction import extract_chunks
-    from kg_pipelines.graph_building import update_graph
+    from kg_pipelines.ingestion.extraction import extract_chunks
+    from kg_pipelines.graph.graph_building import update_graph
     from kg_pipelines.llm.client import LLMClient
     from kg_pipelines.llm.providers import make_provider
-    from kg_pipelines.questions import generate_questions
+    from kg_pipelines.ingestion.questions import generate_questions
     from kg_pipelines.stores import warehouse
     from kg_pipelines.stores.source_registry import SourceRegistry
     from kg_pipelines.stores.vectors import VectorStore
-    from kg_pipelines.tokens import default_token_counter
+    from kg_pipelines.ingestion.tokens import default_token_counter
 
     registry = SourceRegistry(settings.source_registry_path)
     registry.register(sources)
@@ -98,7 +98,7 @@ def main() -> None:
     from kg_pipelines.config import load_settings
     from kg_pipelines.dagster_shell.runner import ingest_sources
     from kg_pipelines.embedding import embedder_for
-    from kg_pipelines.inbox import scan_directory
+    from kg_pipelines.ingestion.inbox import scan_directory
     from kg_pipelines.stores import warehouse
 
     with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from kg_pipelines.extraction import entity_node_id
+from kg_pipelines.ingestion.extraction import entity_node_id
 
 
 @dataclass

@@ -71,7 +71,7 @@ def init(settings: KGSettings) -> None:
 @click.pass_obj
 def ingest(settings: KGSettings, directory: str, collection: str) -> None:
     """Ingest every .txt/.md/.pdf file under DIRECTORY as documents of COLLECTION."""
-    from kg_pipelines.inbox import scan_directory
+    from kg_pipelines.ingestion.inbox import scan_directory
 
     files = scan_directory(Path(directory), collection)
     if not files:
@@ -86,7 +86,7 @@ def ingest(settings: KGSettings, directory: str, collection: str) -> None:
 @click.pass_obj
 def demo(settings: KGSettings) -> None:
     """Ingest the sample corpus (data/inbox of the project) and show what came out."""
-    from kg_pipelines.inbox import scan_inbox
+    from kg_pipelines.ingestion.inbox import scan_inbox
 
     files = scan_inbox(SAMPLE_INBOX)
     if not files:
@@ -114,7 +114,7 @@ def remove(settings: KGSettings, path: str) -> None:
     from dagster import DagsterInstance
 
     from kg_pipelines.dagster_shell.runner import delete_partitions
-    from kg_pipelines.removal import remove_documents_everywhere
+    from kg_pipelines.graph.removal import remove_documents_everywhere
     from kg_pipelines.stores import warehouse
     from kg_pipelines.stores.source_registry import SourceRegistry
     from kg_pipelines.stores.vectors import VectorStore

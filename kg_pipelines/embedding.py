@@ -29,7 +29,7 @@ class SentenceTransformerEmbedder:
     def __init__(self, model_name: str, batch_size: int = 64):
         from sentence_transformers import SentenceTransformer
 
-        from kg_pipelines.tokens import packaged_model_path
+        from kg_pipelines.ingestion.tokens import packaged_model_path
 
         self.model_name = model_name
         source = str(packaged_model_path()) if model_name == DEFAULT_EMBEDDING_MODEL else model_name

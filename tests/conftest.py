@@ -41,7 +41,7 @@ class Graph:
 
     def ingest(self, collection: str, folder: str = "docs", paths: list[Path] | None = None):
         from kg_pipelines.dagster_shell.runner import ingest_sources
-        from kg_pipelines.inbox import scan_directory
+        from kg_pipelines.ingestion.inbox import scan_directory
 
         files = scan_directory(self.root.parent / folder / collection, collection)
         if paths is not None:

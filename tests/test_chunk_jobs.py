@@ -3,7 +3,7 @@
 import threading
 import time
 
-from kg_pipelines.chunk_jobs import RetryPolicy, run_chunk_jobs, run_with_retries
+from kg_pipelines.ingestion.chunk_jobs import RetryPolicy, run_chunk_jobs, run_with_retries
 from kg_pipelines.llm.client import LLMError
 
 

@@ -1,10 +1,10 @@
 """Context-aware sequential chunking: blocks of whole sentences, summaries passed forward."""
 
-from kg_pipelines.chunk_jobs import RetryPolicy
-from kg_pipelines.chunking import split_into_blocks, summarize_sequentially, text_hash
+from kg_pipelines.ingestion.chunk_jobs import RetryPolicy
+from kg_pipelines.ingestion.chunking import split_into_blocks, summarize_sequentially, text_hash
 from kg_pipelines.llm.client import LLMError
-from kg_pipelines.sentences import split_sentences
-from kg_pipelines.tokens import default_token_counter
+from kg_pipelines.ingestion.sentences import split_sentences
+from kg_pipelines.ingestion.tokens import default_token_counter
 
 TEXT = " ".join(
     f"Sentence {i} says that compound C{i} changes the activity of protein P{i} in mice." for i in range(60)

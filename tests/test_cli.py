@@ -61,10 +61,10 @@ def test_clear_errors(cli_env):
 
 def test_the_core_never_imports_dagster():
     core = [
-        "kg_pipelines.audits", "kg_pipelines.chunk_jobs", "kg_pipelines.chunk_stage", "kg_pipelines.chunk_state",
-        "kg_pipelines.chunking", "kg_pipelines.config", "kg_pipelines.documents", "kg_pipelines.embedding",
-        "kg_pipelines.extraction", "kg_pipelines.graph_building", "kg_pipelines.inbox", "kg_pipelines.questions",
-        "kg_pipelines.removal", "kg_pipelines.reports", "kg_pipelines.llm.client", "kg_pipelines.llm.providers",
+        "kg_pipelines.audits", "kg_pipelines.ingestion.chunk_jobs", "kg_pipelines.ingestion.chunk_stage", "kg_pipelines.ingestion.chunk_state",
+        "kg_pipelines.ingestion.chunking", "kg_pipelines.config", "kg_pipelines.ingestion.documents", "kg_pipelines.embedding",
+        "kg_pipelines.ingestion.extraction", "kg_pipelines.graph.graph_building", "kg_pipelines.ingestion.inbox", "kg_pipelines.ingestion.questions",
+        "kg_pipelines.graph.removal", "kg_pipelines.reports", "kg_pipelines.llm.client", "kg_pipelines.llm.providers",
         "kg_pipelines.llm.offline_provider", "kg_pipelines.llm.openai_provider", "kg_pipelines.stores.warehouse",
         "kg_pipelines.stores.vectors", "kg_pipelines.stores.source_registry",
     ]

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
-from kg_pipelines.documents import DocumentReadError, DocumentText, document_key, read_document, title_of
+from kg_pipelines.ingestion.documents import DocumentReadError, DocumentText, document_key, read_document, title_of
 
 MB = 1_000_000
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kg_pipelines.extraction import entity_node_id, normalize_name, postprocess, split_tags
+from kg_pipelines.ingestion.extraction import entity_node_id, normalize_name, postprocess, split_tags
 from kg_pipelines.llm.client import LLMClient, LLMError
 from kg_pipelines.llm.schemas import EntitiesRelationships
 

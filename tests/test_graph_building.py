@@ -6,8 +6,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from kg_pipelines.audits import dangling_edges
-from kg_pipelines.extraction import entity_node_id
-from kg_pipelines.graph_building import remove_documents, update_graph
+from kg_pipelines.ingestion.extraction import entity_node_id
+from kg_pipelines.graph.graph_building import remove_documents, update_graph
 from kg_pipelines.stores import warehouse
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -128,7 +128,7 @@ def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
     put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     update_graph(conn, ["a"], T0)
     before = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
-    import kg_pipelines.graph_building as gb
+    import kg_pipelines.graph.graph_building as gb
 
     def boom(*args, **kwargs):
         raise RuntimeError("disk full")

@@ -18,7 +18,7 @@ from kg_pipelines.llm.client import LLMClient, LLMRequest
 from kg_pipelines.llm.offline_provider import OfflineProvider
 from kg_pipelines.offline import entities as offline_entities
 from kg_pipelines.offline.lexicon import display_name
-from kg_pipelines.sentences import split_sentences
+from kg_pipelines.ingestion.sentences import split_sentences
 
 OEA_SENTENCE = (
     "Oleoylethanolamide supplementation was investigated for its effect on the abundance of "

@@ -100,7 +100,7 @@ def test_bad_input_fails_clearly_and_the_rest_of_the_run_goes_on(graph):
     vanishing = graph.write("inbox/vanishing.md", "# Soon gone\nSpermidine induces autophagy.")
 
     from kg_pipelines.dagster_shell.runner import ingest_sources
-    from kg_pipelines.inbox import scan_directory
+    from kg_pipelines.ingestion.inbox import scan_directory
 
     sources = [f.to_source() for f in scan_directory(big.parent, "inbox")]
     vanishing.unlink()  # deleted between the sensor's tick and the run

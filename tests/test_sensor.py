@@ -30,8 +30,8 @@ from dagster._core.remote_origin import GrpcServerCodeLocationOrigin, RemoteJobO
 from kg_pipelines.dagster_shell.jobs import INGESTION_TAG, ingest_documents_job, remove_documents_job
 from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.dagster_shell.sensors import inbox_sensor
-from kg_pipelines.documents import file_content_hash
-from kg_pipelines.inbox import InboxFile, contiguous_ranges, plan_inbox_changes, scan_inbox
+from kg_pipelines.ingestion.documents import file_content_hash
+from kg_pipelines.ingestion.inbox import InboxFile, contiguous_ranges, plan_inbox_changes, scan_inbox
 from kg_pipelines.stores.source_registry import Source, SourceRegistry
 
 T0 = 1_700_000_000.0  # a fixed mtime origin: file i gets T0 + i seconds

@@ -3,8 +3,8 @@
 
 from dagster import AssetCheckSpec, AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
-from kg_pipelines.chunk_state import refresh_document_status
-from kg_pipelines.graph_building import update_graph
+from kg_pipelines.ingestion.chunk_state import refresh_document_status
+from kg_pipelines.graph.graph_building import update_graph
 
 from .ingestion_assets import PARTITIONED
 from .metadata import definition_metadata, table_metadata

@@ -11,12 +11,12 @@ from dataclasses import asdict
 
 from dagster import AssetExecutionContext, AssetSpec, BackfillPolicy, MaterializeResult, asset, multi_asset
 
-from kg_pipelines.chunking import build_chunks
-from kg_pipelines.documents import load_documents
-from kg_pipelines.extraction import extract_chunks
+from kg_pipelines.ingestion.chunking import build_chunks
+from kg_pipelines.ingestion.documents import load_documents
+from kg_pipelines.ingestion.extraction import extract_chunks
 from kg_pipelines.progress import StageProgress
-from kg_pipelines.questions import generate_questions
-from kg_pipelines.tokens import default_token_counter
+from kg_pipelines.ingestion.questions import generate_questions
+from kg_pipelines.ingestion.tokens import default_token_counter
 
 from .metadata import definition_metadata, table_metadata
 from .partitions import documents_partitions

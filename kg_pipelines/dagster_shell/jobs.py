@@ -3,7 +3,7 @@
 
 from dagster import AssetSelection, Config, OpExecutionContext, define_asset_job, in_process_executor, job, op
 
-from kg_pipelines.removal import remove_documents_everywhere
+from kg_pipelines.graph.removal import remove_documents_everywhere
 
 from .partitions import documents_partitions
 from .resources import KGResource

@@ -10,7 +10,7 @@ import duckdb
 from dagster import ConfigurableResource
 from pydantic import Field, PrivateAttr
 
-from kg_pipelines.chunk_jobs import RetryPolicy
+from kg_pipelines.ingestion.chunk_jobs import RetryPolicy
 from kg_pipelines.config import KGSettings, load_settings
 from kg_pipelines.embedding import Embedder, embedder_for
 from kg_pipelines.llm.client import LLMClient

@@ -9,7 +9,7 @@ from typing import Sequence
 from dagster import DagsterInstance
 
 from kg_pipelines.config import KGSettings
-from kg_pipelines.inbox import contiguous_ranges
+from kg_pipelines.ingestion.inbox import contiguous_ranges
 from kg_pipelines.stores.source_registry import Source, SourceRegistry
 
 from .partitions import documents_partitions

@@ -29,7 +29,7 @@ from dagster import (
     sensor,
 )
 
-from kg_pipelines.inbox import contiguous_ranges, plan_inbox_changes, scan_inbox
+from kg_pipelines.ingestion.inbox import contiguous_ranges, plan_inbox_changes, scan_inbox
 
 from .jobs import INGESTION_TAG, ingest_documents_job, remove_documents_job
 from .partitions import documents_partitions

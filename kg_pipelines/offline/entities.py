@@ -46,7 +46,7 @@ from functools import lru_cache
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
 from kg_pipelines.offline import lexicon as lx
-from kg_pipelines.sentences import Sentence, split_sentences
+from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 
 MAX_PAIRS_PER_SENTENCE = 6
 MAX_DESCRIPTION_CHARS = 600

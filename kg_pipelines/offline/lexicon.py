@@ -5,7 +5,7 @@ Everything here is data plus two small pure functions; it is read once at import
 Entity names (``display_name``)
 -------------------------------
 The seed asks for title-cased names that stay consistent across chunks. The rule is the one
-``kg_pipelines.extraction.normalize_name`` applies, so an offline name is already normalised:
+``kg_pipelines.ingestion.extraction.normalize_name`` applies, so an offline name is already normalised:
 
 - surrounding punctuation and white space are trimmed, inner white space collapsed;
 - every space- or hyphen-separated part that is an ordinary word is title-cased

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Sequence
 
-from kg_pipelines.graph_building import GraphReport, remove_documents
+from kg_pipelines.graph.graph_building import GraphReport, remove_documents
 from kg_pipelines.stores.source_registry import SourceRegistry
 from kg_pipelines.stores.vectors import VectorStore
 

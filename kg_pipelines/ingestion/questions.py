@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kg_pipelines.chunk_stage import ChunkStageReport, run_chunk_stage
+from kg_pipelines.ingestion.chunk_stage import ChunkStageReport, run_chunk_stage
 from kg_pipelines.llm.schemas import AtomicQuestions
 from kg_pipelines.stores.vectors import VectorStore, embedded_table
 

@@ -1,7 +1,7 @@
 """Context-aware sequential chunking (seed 003).
 
 1. The document is cut into text blocks of about ``chunk_tokens`` tokens. Blocks end at sentence
-   boundaries (``kg_pipelines.sentences``), so a block is a run of whole sentences; a sentence
+   boundaries (``kg_pipelines.ingestion.sentences``), so a block is a run of whole sentences; a sentence
    longer than a block is cut at token boundaries.
 2. Blocks are summarized in order: each LLM call gets the block and the summary of the previous
    block (``forward_summary``), and the new summary is stored with the chunk and passed on.
@@ -16,9 +16,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from kg_pipelines.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
-from kg_pipelines.sentences import split_sentences
-from kg_pipelines.tokens import TokenCounter
+from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
+from kg_pipelines.ingestion.sentences import split_sentences
+from kg_pipelines.ingestion.tokens import TokenCounter
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def build_chunks(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from kg_pipelines.chunk_state import delete_stale, refresh_document_status, state_row, write_states
+    from kg_pipelines.ingestion.chunk_state import delete_stale, refresh_document_status, state_row, write_states
     from kg_pipelines.stores.vectors import embedded_table
     from kg_pipelines.stores.warehouse import fetch_dicts, replace_rows, transaction
 

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kg_pipelines.documents import SUPPORTED_SUFFIXES, document_key, file_content_hash
+from kg_pipelines.ingestion.documents import SUPPORTED_SUFFIXES, document_key, file_content_hash
 from kg_pipelines.stores.source_registry import Source
 
 

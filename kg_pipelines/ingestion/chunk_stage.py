@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Sequence
 
-from kg_pipelines.chunk_jobs import RetryPolicy, run_chunk_jobs
-from kg_pipelines.chunk_state import load_chunks, pending_chunks, refresh_document_status, state_row, write_states
+from kg_pipelines.ingestion.chunk_jobs import RetryPolicy, run_chunk_jobs
+from kg_pipelines.ingestion.chunk_state import load_chunks, pending_chunks, refresh_document_status, state_row, write_states
 from kg_pipelines.stores.warehouse import insert_rows, transaction
 
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import duckdb
 
-from kg_pipelines.chunk_jobs import ChunkOutcome
+from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome
 from kg_pipelines.stores.warehouse import delete_where_in, fetch_dicts, insert_rows
 
 STAGES = ("summarize", "extract", "questions")

@@ -142,7 +142,7 @@ def extract_chunks(
     progress: Callable[[int], Callable[[int], None]] | None = None,
 ):
     """Extract the chunks of ``document_ids`` that need it (new, changed or failed before)."""
-    from kg_pipelines.chunk_stage import run_chunk_stage
+    from kg_pipelines.ingestion.chunk_stage import run_chunk_stage
 
     def work(chunk: dict) -> dict[str, list[dict]]:
         found = postprocess(extract(chunk["chunk_id"], chunk["text"]), chunk)

@@ -1,0 +1,1 @@
+"""The one graph: incremental building, removal (later consolidation and deduplication)."""

@@ -1,0 +1,1 @@
+"""Ingestion stages: documents -> chunks -> entities, relationships, atomic questions."""
