@@ -209,7 +209,7 @@ def test_general_domain_passage_yields_entities_and_questions():
     types = by_name(client.extract("g", RIVER_TEXT))
     assert types["Vienna"] == "location" and types["Black Sea"] == "location"
     assert types["Bratislava"] == "location"  # listed with places
-    assert types["University Of Vienna"] == "organization"
+    assert types["University of Vienna"] == "organization"
     assert "Roman Empire" in types
     questions = client.atomic_questions("g", RIVER_TEXT).questions
     assert 5 <= len(questions) <= 10

@@ -19,37 +19,11 @@ from typing import Callable
 
 from kg_pipelines.llm.schemas import EntitiesRelationships
 
-_EDGE_PUNCT = " \t\r\n.,;:!?\"'`()[]{}<>*_#|/\\"
+from kg_pipelines.ingestion.names import EDGE_PUNCT as _EDGE_PUNCT
+from kg_pipelines.ingestion.names import entity_node_id, node_key, normalize_name  # noqa: F401 (re-exported)
+
 _TAG_SPLIT = re.compile(r"[,;/|]+")
 _SPACE = re.compile(r"\s+")
-
-
-def normalize_name(name: str) -> str:
-    """Trim punctuation, collapse spaces, title-case ordinary words (``diet-induced obesity`` ->
-    ``Diet-Induced Obesity``) and keep symbols as written (``SIRT1``, ``mTORC1``, ``NAD+``)."""
-    name = _SPACE.sub(" ", name).strip(_EDGE_PUNCT)
-    if name.count("(") != name.count(")"):
-        name = name.replace("(", "").replace(")", "").strip()
-    return " ".join(_title_word(w) for w in name.split(" "))
-
-
-def _title_word(word: str) -> str:
-    return "-".join(_title_part(p) for p in word.split("-"))
-
-
-def _title_part(part: str) -> str:
-    if not part or any(c.isdigit() for c in part) or any(c.isupper() for c in part[1:]):
-        return part
-    return part[0].upper() + part[1:].lower() if part.isalpha() or "'" in part else part[0].upper() + part[1:]
-
-
-def node_key(name: str) -> str:
-    """Case- and separator-insensitive key: ``Diet-induced obesity`` == ``diet induced  Obesity``."""
-    return _SPACE.sub(" ", re.sub(r"[-_\s]+", " ", name.casefold())).strip()
-
-
-def entity_node_id(name: str, entity_type: str) -> str:
-    return f"{entity_type}:{node_key(name)}"
 
 
 def split_tags(keywords: list[str]) -> list[str]:

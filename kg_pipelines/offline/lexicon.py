@@ -4,17 +4,11 @@ Everything here is data plus two small pure functions; it is read once at import
 
 Entity names (``display_name``)
 -------------------------------
-The seed asks for title-cased names that stay consistent across chunks. The rule is the one
-``kg_pipelines.ingestion.extraction.normalize_name`` applies, so an offline name is already normalised:
-
-- surrounding punctuation and white space are trimmed, inner white space collapsed;
-- every space- or hyphen-separated part that is an ordinary word is title-cased
-  (``diet-induced obesity`` -> ``Diet-Induced Obesity``, ``Akkermansia muciniphila`` ->
-  ``Akkermansia Muciniphila``, ``University of Vienna`` -> ``University Of Vienna``);
-- a part that holds a digit or an inner capital is a symbol and is kept exactly as written
-  (``SIRT1``, ``mTORC1``, ``NAD+``, ``p16INK4a``, ``IL-6``, ``PGC-1α``);
-- one addition: a part that is a single Greek letter stays lower-case (``TNF-α``), where the
-  generic rule would give the capital ``Α``; ``node_key`` case-folds both to the same key.
+``display_name`` is ``kg_pipelines.ingestion.names.normalize_name``, the one normalizer that
+extraction's post-processing applies too, so an offline name is already normalised: ordinary words
+title-cased (``diet-induced obesity`` -> ``Diet-Induced Obesity``), symbols kept as written
+(``SIRT1``, ``mTORC1``, ``NAD+``, ``TNF-α``), particles inside a name lower-case (``Ludwig van
+Beethoven``, ``University of Vienna``).
 
 Gazetteer entries map every synonym to one canonical form (``C. elegans`` and ``Caenorhabditis
 elegans`` are both ``Caenorhabditis Elegans``; ``nicotinamide mononucleotide`` is ``NMN``), so the
@@ -37,27 +31,10 @@ from dataclasses import dataclass
 
 # -- name casing ---------------------------------------------------------------------------------
 
-EDGE_PUNCT = " \t\r\n.,;:!?\"'`()[]{}<>*_#|/\\"
+# One normalizer for extraction and the lexicon (``kg_pipelines.ingestion.names``).
+from kg_pipelines.ingestion.names import EDGE_PUNCT, normalize_name as display_name  # noqa: E402,F401
+
 _SPACE = re.compile(r"\s+")
-_GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
-
-
-def display_name(surface: str) -> str:
-    """The entity name for a surface form or canonical name (see the module docstring)."""
-    name = _SPACE.sub(" ", surface).strip(EDGE_PUNCT)
-    if name.count("(") != name.count(")"):
-        name = name.replace("(", "").replace(")", "").strip()
-    return " ".join("-".join(_title_part(p) for p in w.split("-")) for w in name.split(" "))
-
-
-def _title_part(part: str) -> str:
-    if not part or any(c.isdigit() for c in part) or any(c.isupper() for c in part[1:]):
-        return part
-    if len(part) == 1 and part in _GREEK:
-        return part
-    if part.isalpha() or "'" in part:
-        return part[0].upper() + part[1:].lower()
-    return part[0].upper() + part[1:]
 
 
 # -- tokens --------------------------------------------------------------------------------------
