@@ -46,6 +46,7 @@ from functools import lru_cache
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
 from kg_pipelines.offline import lexicon as lx
+from kg_pipelines.offline import vocabulary as voc
 from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 
 MAX_PAIRS_PER_SENTENCE = 6
@@ -60,7 +61,63 @@ _ABBREVIATION_DEF = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z0-9+αβγκ-]{1,11})\s
 _SYMBOL = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?)$")
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
-_SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]?|alpha|beta|gamma|delta|kappa)$")
+_SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]?|alpha|beta|gamma|delta|kappa|[abgdk]\d?)$")
+_GREEK_SYMBOL = re.compile(r"^(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,7}?(?:alpha|beta|gamma|delta|kappa|epsilon)\d?$")
+_NUMBERED_PROTEIN = ("ase", "in", "leukin", "kine", "ogen")
+_NOT_NUMBERED = frozenset("domain protein chain region origin margin vitamin bulletin within begin cabin again".split())
+_NOT_ENZYMES = frozenset(
+    """
+database databases disease diseases increase increases decrease decreases release releases purchase phase phases
+showcase suitcase staircase briefcase lowercase uppercase erase chase cease lease please phrase phrases
+paraphrase crankcase bookcase testcase headcase
+    """.split()
+) | voc.PROTEIN_HEADS
+_INDUCED = frozenset("induced treated exposed evoked elicited".split())
+_NOT_INDUCERS = frozenset(
+    """
+stress diet exercise age injury damage light heat cold noise surgery radiation trauma infection pressure stretch
+strain fasting ligand agonist antagonist drug drugs self cytokine immune antigen allergen toxin pain stimulus
+sleep chemically chemo radio virus vehicle sham mock activity glucocorticoid hormone insulin dose
+    """.split()
+)
+_DRUG_CONTEXT_LAST = frozenset("with of to given received receiving administered".split())
+_NOT_DRUGS = frozenset(
+    """
+vehicle saline placebo control controls either increasing decreasing different various standard regular oral
+intravenous single multiple repeated chronic acute daily weekly combination drugs compounds agents inhibitors
+antibiotics medication medications treatment treatments therapy either other another several higher lower
+escalating varying graded normal usual
+    """.split()
+)
+_NOT_HYPER = ("hypothes", "hypothet", "hypothalam", "hyperlink", "hypertext", "hyperbol", "hyperparam", "hyperplane",
+              "hypocri")
+_NOT_CHEMICAL_ENDINGS = ("line", "kine", "kines", "tion", "sion", "ment", "ness", "ity", "ing", "ure", "ery", "omy", "sis", "ance", "ence",
+                         "ism", "ist", "ogy", "ics", "ive", "ful", "less", "ous", "ship", "hood", "age", "dom", "ed",
+                         "ly", "er", "ors", "ers", "ists")
+_CHEMICAL_MODIFIER = ("in", "ine", "ate", "ide", "gen", "oid", "ol", "one", "ose", "yl", "ium")
+_AA3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val"
+_VARIANT = re.compile(
+    r"\brs\d{3,}\b"
+    r"|\b[cgmp]\.[A-Za-z*]{0,3}-?\d+[A-Za-z0-9_+*>-]*[A-Za-z]\b"
+    rf"|\b(?:{_AA3})\d{{1,5}}(?:{_AA3}|Ter|X|fs)\b"
+    r"|\b[ACDEFGHIKLMNPQRSTVWY]\d{1,5}(?:[ACDEFGHIKLMNPQRSTVWYX]|fs)\b"
+    r"|(?<![\w.])-?\d+[ACGT]>[ACGT]\b|\b\d+(?:del|ins|dup)[ACGT]+\b"
+)
+_ION = re.compile(r"(?<![\w])(?:Ca|Na|K|Mg|Zn|Fe|Cu|Mn|Li|Cd|Hg|Pb|Al|Cl)(?:\(\d?[+-]\)|\d?[+-])(?![\w+])")
+_LIFE_DATES = re.compile(r"\s*\([^()]{0,40}?\b\d{3,4}\s*[–—-]\s*[^()]{0,30}?\d{3,4}\s*\)")
+_BY_PERSON = re.compile(
+    r"\b(?:directed|written|produced|composed|created|founded|co-founded|designed|painted|sung|performed|illustrated|"
+    r"edited|narrated|authored|developed|invented|discovered|coached|hosted|presented|played|portrayed|voiced|"
+    r"starring|co-starring|featuring|married|son of|daughter of|wife of|husband of)\s+(?:by\s+)?$",
+    re.IGNORECASE,
+)
+_BORN_IN = re.compile(r"\b(?:born|died|raised|located|situated|headquartered|based)\s+(?:in|at|near)\s+$")
+_IN_PLACE = re.compile(r"\b(?:in|near|at|from)\s+$")
+_COMMA_NAME = re.compile(r",\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+_TITLE_TEXT = re.compile(r"^\s*#{1,6}\s*(.+?)(?:\s*\([^()]*\))?\s*$")
+_DEFINITION_WORDS = r"(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+((?:[\w'’.-]+[ ,]+){0,8}[\w'’-]+)"
+_DEFINITION_AFTER = re.compile(r"(?:\s*\([^()]*\))?(?:\s*,[^,.;]{0,80},)?\s*" + _DEFINITION_WORDS)
+_DEFINITION_ANYWHERE = re.compile(r"\b" + _DEFINITION_WORDS)
 _WORD = re.compile(r"^[A-Za-z][a-z]{4,}$")
 _LOWER_WORD = re.compile(r"^[a-z]{3,}$")
 _GENUS = re.compile(r"^[A-Z][a-z]{2,}$")
@@ -79,6 +136,7 @@ _AGENT_GAP_BREAK = re.compile(
     r"if|then|it|its|they|their|he|she|we|this|these)\b",
     re.IGNORECASE,
 )
+_LIST_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE)
 _COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
 _OBJECT_GAP_BREAK = re.compile(r"[;:]|\b(?:which|who|whereas|while|but|although|because)\b", re.IGNORECASE)
 _LOSS_OF = re.compile(
@@ -174,7 +232,6 @@ class Relation:
     description: str
     sent: int
     cue: CueHit | None  # the first cue between the two mentions
-    passive: bool  # "B is activated by A": the target is the agent
     neutral: bool  # negated, or a passive without agent: ask only how they are related
     source_start: int
     target_start: int
@@ -259,10 +316,15 @@ class _Recogniser:
             self.in_parens[k] = depth > 0
             k += 1
         self.citation = bytearray(n)
-        token_starts = [t.start for t in tokens]
+        self.token_starts = [t.start for t in tokens]
         for m in _CITATION.finditer(text):
-            for i in range(bisect_left(token_starts, m.start()), bisect_left(token_starts, m.end())):
+            for i in range(bisect_left(self.token_starts, m.start()), bisect_left(self.token_starts, m.end())):
                 self.citation[i] = 1
+        # A biomedical text: gene-like symbols and common nouns of organisms are trusted in it.
+        self.bio = sum(1 for t in tokens if t.key in voc.BIO_CUES) >= 2
+        self.definitions = _abbreviation_definitions(text, tokens, self.token_starts)
+        self.title_name: str | None = None
+        self.defined_abbr = {d[2] for d in self.definitions}
 
     # joiners -------------------------------------------------------------------------------------
     def linked(self, i: int) -> bool:
@@ -299,6 +361,10 @@ class _Recogniser:
         if name:
             self.cands.append((t0, t1, name, types, tier))
 
+    def span_tokens(self, start: int, end: int) -> tuple[int, int]:
+        """Token range [t0, t1) of the tokens inside the character span."""
+        return bisect_left(self.token_starts, start), bisect_left(self.token_starts, end)
+
     # recognisers ---------------------------------------------------------------------------------
     def gazetteer(self) -> None:
         toks, n = self.tokens, len(self.tokens)
@@ -322,7 +388,7 @@ class _Recogniser:
                     entry = lx.GAZETTEER.get(key_ci[:-1])
                 if entry is None and cs:
                     entry = lx.GAZETTEER_EXACT.get(key_cs)
-                if entry is not None:
+                if entry is not None and not (entry.bio_only and not self.bio):
                     best = (j + 1, entry)
                 prefix_ci += t.low + " "
                 prefix_cs += t.text.replace("’", "'") + ("'s " if t.raw_end > t.end else " ")
@@ -338,16 +404,29 @@ class _Recogniser:
             w = tok.text
             nxt = toks[i + 1] if i + 1 < n else None
             # gene/protein symbols --------------------------------------------------------------
-            if nxt is not None and self.joiners[i] == "-" and _SYMBOL_HEAD.match(w) and sum(c.isupper() for c in w) >= 2 \
-                    and _SYMBOL_TAIL.match(nxt.text) and w.upper() not in lx.ACRONYM_STOP and tok.sent == nxt.sent:
+            if self.bio and nxt is not None and self.joiners[i] == "-" and _SYMBOL_HEAD.match(w) \
+                    and sum(c.isupper() for c in w) >= 2 and _SYMBOL_TAIL.match(nxt.text) and w.upper() not in lx.ACRONYM_STOP \
+                    and tok.sent == nxt.sent:
                 symbol = f"{w}-{nxt.text}"
                 self.add(i, i + 2, lx.display_name(symbol), _symbol_types(w), 1)
-            elif _is_symbol(w) and not (nxt is not None and self.joiners[i] == "/" and nxt.text[:1].isdigit()):
+            elif _is_symbol(w, self.bio) and not (nxt is not None and self.joiners[i] == "/" and nxt.text[:1].isdigit()):
                 symbol = w.upper() if _MOUSE_SYMBOL.match(w) else w
                 self.add(i, i + 1, lx.display_name(symbol), _symbol_types(symbol), 1)
+            elif self.bio and _GREEK_SYMBOL.match(w) and w not in lx.SYMBOL_STOP:
+                self.add(i, i + 1, w, ("protein", "gene"), 1)
             elif w.isupper() and w.isalpha() and 3 <= len(w) <= 8 and w not in lx.ACRONYM_STOP and nxt is not None \
                     and nxt.key in _GENE_CUES and self.spaced(i):
                 self.add(i, i + 1, w, _symbol_types(w), 1)
+            elif self.bio and w.isupper() and w.isalpha() and 3 <= len(w) <= 6 and w not in lx.ACRONYM_STOP \
+                    and w not in self.defined_abbr and not self.in_parens[i] and not self.citation[i] \
+                    and w.lower() not in lx.STOPWORDS and w.lower() not in lx.COMMON_CAPITALISED and not self._shouted(i):
+                self.add(i, i + 1, w, _symbol_types(w), 3)  # an undefined all-caps word in biomedical text
+            # "caspase-3", "interleukin-6": a protein name and a number
+            if self.bio and nxt is not None and tok.key.endswith(_NUMBERED_PROTEIN) and tok.key not in _NOT_NUMBERED \
+                    and (self.joiners[i] == "-" or self.joiners[i] == " " and tok.key.endswith(("ase", "leukin"))) \
+                    and len(tok.key) >= 5 and nxt.text.isdigit() and len(nxt.text) <= 2 and tok.sent == nxt.sent \
+                    and tok.text.isalpha() and tok.key not in lx.STOPWORDS:
+                self.add(i, i + 2, lx.display_name(text[tok.start : nxt.end]), ("protein", "gene"), 1)
             # binomials and abbreviated binomials -----------------------------------------------
             if nxt is not None and _GENUS.match(w) and _LOWER_WORD.match(nxt.text) and self.spaced(i) \
                     and nxt.raw_end == nxt.end and _is_binomial(w, nxt.text):
@@ -361,6 +440,9 @@ class _Recogniser:
             # vitamins --------------------------------------------------------------------------
             if tok.key == "vitamin" and nxt is not None and _VITAMIN.match(nxt.text) and self.spaced(i):
                 self.add(i, i + 2, lx.display_name(f"vitamin {nxt.text}"), ("compound",), 1)
+            # "<name> acid" ---------------------------------------------------------------------------
+            if tok.key in ("acid", "acids") and i > 0 and self.linked(i - 1):
+                self._acid(i)
             # people ------------------------------------------------------------------------------
             if w in lx.PERSON_TITLES and nxt is not None and _is_cap(nxt.text):
                 j = i + 1
@@ -370,19 +452,28 @@ class _Recogniser:
                     self.add(i + 1, j + 1, lx.display_name(text[nxt.start : toks[j].end]), ("person",), 1)
             if self.caps[i] and not self.hyphen_after(i) and _ET_AL.match(text, tok.raw_end) and not self.citation[i]:
                 self.add(i, i + 1, lx.display_name(w), ("person",), 1)
-            # compounds and diseases by suffix ------------------------------------------------------
-            if _WORD.match(w) and not self.hyphen_after(i) and (w[0].islower() or self.clause_start(i)):
-                key = tok.key
-                if key.endswith(lx.COMPOUND_SUFFIXES) and key not in lx.COMPOUND_STOP:
-                    self.add(i, i + 1, lx.display_name(w), ("compound",), 2)
-                elif key.endswith(lx.DISEASE_SUFFIXES) and key not in lx.DISEASE_STOP:
-                    self.add(i, i + 1, lx.display_name(w), ("disease", "phenotype"), 2)
-            # "<modifier> disease", "<modifier> cells" ------------------------------------------------
+            # compounds and diseases by word formation ------------------------------------------------
+            if _WORD.match(w) and not self.hyphen_after(i):
+                self._suffix(i)
+            # "X-induced": X is given, a compound
+            if self.bio and nxt is not None and self.joiners[i] == "-" and nxt.key in _INDUCED and tok.key not in _NOT_INDUCERS \
+                    and (tok.text.isalpha() or _is_symbol(w, True)) and len(w) >= 3 and not self.hyphen_before(i):
+                self.add(i, i + 1, lx.display_name(w), ("compound",), 2)
+            # "treated with X", "doses of X": X is a compound
+            if self.bio and tok.key in _DRUG_CONTEXT_LAST and nxt is not None and self.spaced(i):
+                self._drug_context(i)
+            # "<modifier> disease", "<modifier> cells", "<modifier> receptor" -------------------------------
             head = lx.DISEASE_HEADS.get(tok.key)
             if head is not None and i > 0:
-                self._modified_phrase(i, head, ("disease",))
+                self._modified_phrase(i, head, ("disease", "phenotype"))
             elif tok.key in ("cells", "cell") and i > 0:
                 self._cell_phrase(i)
+            elif tok.key in voc.PROTEIN_HEADS and i > 0 and self.bio:
+                self._protein_phrase(i)
+            # "hypertension", "hypoglycaemia": hyper-/hypo- words
+            if w.islower() and tok.key.startswith(("hyper", "hypo")) and len(tok.key) >= 9 and tok.text.isalpha() \
+                    and not tok.key.startswith(_NOT_HYPER):
+                self.add(i, i + 1, lx.display_name(w), ("disease", "phenotype"), 2)
         for i in abbreviated:
             key = (toks[i].key, toks[i + 1].text)
             found = binomials.get(key)
@@ -392,6 +483,83 @@ class _Recogniser:
                 entry = lx.SPECIES_INDEX.get(key)
                 if entry is not None:
                     self.add(i, i + 2, entry.name, entry.types, 1)
+        if self.bio:
+            self._regex_patterns()
+
+    def _shouted(self, i: int) -> bool:
+        """Token i is part of an upper-case heading ("METHODS AND RESULTS:") rather than a symbol."""
+        toks, text = self.tokens, self.text
+        if text[toks[i].raw_end : toks[i].raw_end + 1] == ":":
+            return True
+        for k in (i - 1, i + 1):
+            if 0 <= k < len(toks) and toks[k].sent == toks[i].sent and toks[k].text.isupper() and toks[k].text.isalpha() \
+                    and len(toks[k].text) >= 3 and (self.spaced(min(i, k))):
+                return True
+        return False
+
+    def _suffix(self, i: int) -> None:
+        """Compounds and diseases by their endings: drug-name stems (WHO INN: -statin, -mycin,
+        -tinib ...) also capitalised at a clause start, weaker chemical endings only in lower case."""
+        tok = self.tokens[i]
+        w, key = tok.text, tok.key
+        lower = w[0].islower()
+        initial = not lower and self.clause_start(i) and w[1:].islower()
+        if not (lower or initial):
+            return
+        if key in lx.COMPOUND_STOP or key in lx.DISEASE_STOP or key in lx.STOPWORDS:
+            return
+        if key.endswith(lx.STRONG_COMPOUND_SUFFIXES):
+            self.add(i, i + 1, lx.display_name(w), ("compound",), 2)
+        elif key.endswith(lx.DISEASE_SUFFIXES) and (lower or key.endswith(lx.STRONG_DISEASE_SUFFIXES)):
+            self.add(i, i + 1, lx.display_name(w), ("disease", "phenotype"), 2)
+        elif lower and self.bio and key.endswith(lx.WEAK_COMPOUND_SUFFIXES):
+            for suffix in lx.WEAK_COMPOUND_SUFFIXES:
+                if key.endswith(suffix):
+                    if len(key) >= lx.WEAK_SUFFIX_MIN.get(suffix, 6) and not key.endswith(_NOT_CHEMICAL_ENDINGS):
+                        self.add(i, i + 1, lx.display_name(w), ("compound",), 3)
+                    break
+
+    def _acid(self, h: int) -> None:
+        """"valproic acid", "alpha-lipoic acid", "uric acids": an -ic/-ous word (and what is
+        hyphenated to it) before "acid"."""
+        toks = self.tokens
+        prev = toks[h - 1]
+        if not (prev.text.isalpha() and prev.key.endswith(("ic", "ous")) and len(prev.key) >= 4) or prev.key in lx.STOPWORDS:
+            return
+        j = h - 1
+        while j > 0 and h - j < 4 and self.joiners[j - 1] == "-" and toks[j - 1].sent == prev.sent and toks[j - 1].text.isalnum():
+            j -= 1
+        self.add(j, h + 1, lx.display_name(self.text[toks[j].start : toks[h].end]), ("compound",), 1)
+
+    def _drug_context(self, i: int) -> None:
+        """The word after "treated with", "administration of", "doses of" ... is a compound when it
+        looks like a chemical name (a lower-case word of some length, or a symbol)."""
+        toks, text = self.tokens, self.text
+        before = text[max(0, toks[i].start - 20) : toks[i].end].lower()
+        if not before.endswith(voc.DRUG_CONTEXT_BEFORE):
+            return
+        j = i + 1
+        if j < len(toks) and toks[j].key in ("the", "a", "an"):
+            j += 1
+        if j >= len(toks) or toks[j].sent != toks[i].sent:
+            return
+        t = toks[j]
+        w = t.text
+        if t.key in lx.STOPWORDS or t.key in lx.COMMON_CAPITALISED or t.key in _NOT_DRUGS or t.key.endswith(_NOT_CHEMICAL_ENDINGS):
+            return
+        if (w.islower() and w.isalpha() and len(w) >= 6) or (w.isupper() and 3 <= len(w) <= 6):
+            if j + 1 < len(toks) and self.hyphen_after(j):
+                return
+            self.add(j, j + 1, lx.display_name(w), ("compound",), 2)
+
+    def _regex_patterns(self) -> None:
+        """Sequence variants (rs IDs, HGVS, protein changes) and ions, found on the raw text."""
+        for regex, types in ((_VARIANT, ("gene",)), (_ION, ("compound",))):
+            for m in regex.finditer(self.text):
+                t0, t1 = self.span_tokens(m.start(), m.end())
+                if t1 > t0:
+                    name = self.text[self.tokens[t0].start : self.tokens[t1 - 1].end]
+                    self.add(t0, t1, name, types, 1)
 
     def _modified_phrase(self, h: int, head: str, types: tuple[str, ...]) -> None:
         """"chronic kidney disease", "age-related diseases" -> up to three modifiers before a head."""
@@ -407,12 +575,23 @@ class _Recogniser:
             j -= 1
         if j == h:
             return
-        surface = self.text[toks[j].start : toks[h - 1].raw_end] + " " + head
+        if h + 1 < len(toks) and toks[h + 1].key == "of" and self.spaced(h) and head in ("loss", "damage", "failure", "defect", "defects"):
+            return  # "loss of function"
+        surface = self.text[toks[j].start : toks[h].end]
         self.add(j, h + 1, lx.display_name(surface), types, 2)
 
     def _cell_phrase(self, h: int) -> None:
         prev = self.tokens[h - 1]
         if not self.spaced(h - 1) or prev.key in lx.STOPWORDS or prev.key in lx.NON_MODIFIERS:
+            return
+        # a cell line: "HEK293 cells", "MCF-7 cells", "HeLa cells"
+        start = h - 1
+        while start > 0 and self.joiners[start - 1] in ("-", "/") and self.tokens[start - 1].sent == prev.sent:
+            start -= 1
+        surface = self.text[self.tokens[start].start : prev.end]
+        if len(surface) >= 3 and any(c.isdigit() for c in surface) + sum(c.isupper() for c in surface) >= 2 \
+                and surface[0].isalnum() and not surface.isdigit() and " " not in surface:
+            self.add(start, h, surface, ("cell_type",), 0)
             return
         if prev.key in lx.CELL_MODIFIERS or (len(prev.text) <= 2 and prev.text.isupper()) \
                 or (prev.key.endswith(lx.ADJECTIVE_SUFFIXES) and prev.text.isalpha() and len(prev.key) > 4):
@@ -420,6 +599,27 @@ class _Recogniser:
             if h >= 2 and self.joiners[h - 2] == "-" and self.tokens[h - 2].sent == prev.sent:
                 start = h - 2
             self.add(start, h + 1, lx.display_name(self.text[self.tokens[start].start : prev.end] + " cells"), ("cell_type",), 2)
+
+    def _protein_phrase(self, h: int) -> None:
+        """"androgen receptor", "serotonin transporter", "thymidylate synthase", "NADPH oxidase":
+        a protein head after one to three modifiers, one of which looks chemical or is a symbol."""
+        toks = self.tokens
+        j, chemical = h, False
+        while j > 0 and h - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
+            prev = toks[j - 1]
+            if prev.key in lx.STOPWORDS or prev.key in voc.PROTEIN_HEAD_STOP or prev.key in lx.NON_MODIFIERS \
+                    or prev.key.endswith(("ly", "ed", "ing")) or prev.text.isdigit():
+                break
+            if prev.key.endswith(_CHEMICAL_MODIFIER) or prev.text.isupper() and len(prev.text) >= 2 \
+                    or any(c.isdigit() for c in prev.text) and any(c.isalpha() for c in prev.text):
+                chemical = True
+            elif not (prev.text.isalpha() and (prev.key.endswith(lx.ADJECTIVE_SUFFIXES) or self.joiners[j - 1] == "-")):
+                break
+            j -= 1
+        if j == h or not chemical:
+            return
+        surface = self.text[toks[j].start : toks[h].end]
+        self.add(j, h + 1, lx.display_name(surface), ("protein", "gene"), 2)
 
     def capitalised(self) -> None:
         toks, n, text = self.tokens, len(self.tokens), self.text
@@ -434,13 +634,23 @@ class _Recogniser:
                 i += 1
                 continue
             j = i
-            while j + 1 < n and self.spaced(j) and tok.sent == toks[j + 1].sent and toks[j].raw_end == toks[j].end:
+            while j + 1 < n and tok.sent == toks[j + 1].sent and toks[j].raw_end == toks[j].end:
                 nxt = toks[j + 1]
-                if caps[j + 1] and not self.hyphen_after(j + 1):
+                if self.spaced(j) and caps[j + 1] and not self.hyphen_after(j + 1):
                     j += 1
-                elif nxt.key in lx.NAME_PARTICLES and j + 2 < n and self.spaced(j + 1) and caps[j + 2] \
+                elif self.spaced(j) and nxt.key in lx.NAME_PARTICLES and j + 2 < n and self.spaced(j + 1) and caps[j + 2] \
                         and not self.hyphen_after(j + 2):
                     j += 2
+                elif _initial_follows(self, j):
+                    # "Robert A. Stemmle", "J. R. R. Tolkien": initials belong to the name
+                    k = j + 1
+                    while k + 1 < n and len(toks[k].text) == 1 and self.joiners[k].strip() == "." and len(self.joiners[k]) <= 2 \
+                            and toks[k + 1].sent == tok.sent and (caps[k + 1] or len(toks[k + 1].text) == 1):
+                        k += 1
+                    if caps[k] and k > j + 1:
+                        j = k
+                    else:
+                        break
                 else:
                     break
             if j + 1 < n and self.spaced(j) and toks[j + 1].text in _ROMAN and toks[j + 1].sent == tok.sent:
@@ -455,14 +665,7 @@ class _Recogniser:
             if start <= end:
                 words = [toks[k].text for k in range(start, end + 1)]
                 first, last = words[0], words[-1]
-                if last in lx.ORG_WORDS or first in lx.ORG_WORDS:
-                    types, tier = ("organization",), 2
-                elif last in lx.LOCATION_LAST or first in lx.LOCATION_FIRST:
-                    types, tier = ("location",), 2
-                elif _BORN.match(text, toks[end].raw_end) or (end > start and _PERSON_NOUN.match(text, toks[end].raw_end)):
-                    types, tier = ("person",), 2
-                else:
-                    types, tier = ("concept",), 3
+                types, tier = self._name_type(start, end, words)
                 keep = True
                 if at_start and start == i and tier == 3:
                     keep = end > start or first in mid_caps
@@ -474,6 +677,31 @@ class _Recogniser:
                     surface = text[toks[start].start : toks[end].end]
                     self.add(start, end + 1, lx.display_name(surface), types, tier)
             i = j + 1
+
+    def _name_type(self, start: int, end: int, words: list[str]) -> tuple[tuple[str, ...], int]:
+        """The type of a capitalised name from its own words and what the text says around it."""
+        toks, text = self.tokens, self.text
+        first, last = words[0], words[-1]
+        after = toks[end].raw_end
+        if last in lx.ORG_WORDS or first in lx.ORG_WORDS:
+            return ("organization",), 2
+        if last in lx.LOCATION_LAST or first in lx.LOCATION_FIRST:
+            return ("location",), 2
+        if _BORN.match(text, after) or _LIFE_DATES.match(text, after):
+            return ("person",), 2
+        head = _definition_head(text, after)
+        if head is not None:
+            return head, 2
+        if len(words) >= 2 and first in voc.GIVEN_NAMES and not any(w in lx.ORG_WORDS for w in words) \
+                and all(_is_cap(w) or len(w) == 1 or w.lower() in lx.NAME_PARTICLES for w in words):
+            return ("person",), 2
+        before = text[max(0, toks[start].start - 40) : toks[start].start]
+        if 2 <= len(words) <= 4 and (_BY_PERSON.search(before) or start > 0 and toks[start - 1].key in voc.PERSON_NOUNS
+                                     and self.spaced(start - 1)):
+            return ("person",), 2
+        if _BORN_IN.search(before) or _IN_PLACE.search(before) and _place_after(text, after):
+            return ("location",), 2
+        return ("concept",), 3
 
     def _title_like_sentences(self) -> set[int]:
         """Sentences written in title case (headings, titles): no capitalised-phrase concepts.
@@ -492,6 +720,37 @@ class _Recogniser:
                 out.add(sent)
         return out
 
+    def title(self) -> None:
+        """A leading Markdown heading names what the document is about: the title is an entity of
+        the document ("# Demon Dice" -> Demon Dice), unless it is a descriptive heading that pairs
+        several entities ("# Metformin and AMPK") or a sentence (more than eight words)."""
+        if not self.sentences or not self.headings[0] or not self.tokens or self.tokens[0].sent != 0:
+            return
+        sentence = self.sentences[0]
+        heading = _TITLE_TEXT.match(sentence.text)
+        if heading is None:
+            return
+        start = sentence.start + heading.start(1)
+        end = sentence.start + heading.end(1)
+        t0, t1 = self.span_tokens(start, end)
+        if t1 <= t0 or t1 - t0 > 8:
+            return
+        inner = [c for c in self.cands if c[0] >= t0 and c[1] <= t1 and c[4] <= 2]
+        covering = [c for c in inner if c[0] == t0 and c[1] == t1]
+        if covering:
+            return  # the heading is one known name already
+        longest = sorted({(c[0], c[1]) for c in inner})
+        distinct = []
+        for span in longest:
+            if not distinct or span[0] >= distinct[-1][1]:
+                distinct.append(span)
+        if len(distinct) >= 2:
+            return
+        surface = self.text[self.tokens[t0].start : self.tokens[t1 - 1].end]
+        name = lx.display_name(surface)
+        self.title_name = name
+        self.add(t0, t1, name, ("concept",), -1)
+
     # resolution --------------------------------------------------------------------------------
     def resolve(self) -> list[Mention]:
         toks = self.tokens
@@ -508,9 +767,40 @@ class _Recogniser:
             taken[t0:t1] = b"\x01" * (t1 - t0)
             chosen.append(cand)
         chosen.sort(key=lambda c: c[0])
+        chosen = self._abbreviations(chosen)
         self._propagate_types(chosen)
-        mentions = [self._mention(*c) for c in chosen]
-        return self._abbreviations(mentions, taken)
+        self._type_title(chosen)
+        return [self._mention(*c) for c in chosen]
+
+    def _type_title(self, chosen: list[tuple[int, int, str, tuple[str, ...], int]]) -> None:
+        """The title entity takes the type of the same name in the text, else the one the text's
+        definition of it gives ("X is an American actor")."""
+        name = self.title_name
+        if name is None:
+            return
+        key = name.casefold()
+        types = None
+        for c in chosen:
+            if c[4] >= 0 and c[2].casefold() == key and c[3] != ("concept",):
+                types = c[3]
+                break
+        if types is None:
+            body = self.sentences[1].start if len(self.sentences) > 1 else len(self.text)
+            for c in chosen:
+                if c[4] >= 0 and self.tokens[c[0]].start >= body and c[3] != ("concept",) and c[4] <= 2 \
+                        and (key.startswith(c[2].casefold()) or c[2].casefold().startswith(key)):
+                    types = c[3]  # "Lester Smith" / "Lester W. Smith"
+                    break
+        if types is None:
+            for sentence in self.sentences[1:3]:
+                head = _definition_head(self.text, sentence.start, sentence.end, anywhere=True)
+                if head is not None:
+                    types = head
+                    break
+        if types is not None:
+            for k, c in enumerate(chosen):
+                if c[4] == -1:
+                    chosen[k] = (c[0], c[1], c[2], types, -1)
 
     def _propagate_types(self, chosen: list[tuple[int, int, str, tuple[str, ...], int]]) -> None:
         """A plain capitalised ``concept`` takes the type of a place, person or organisation it is
@@ -519,21 +809,24 @@ class _Recogniser:
         named = ("location", "person", "organization")
         extended: dict[str, tuple[str, ...]] = {}
         surnames: set[str] = set()
+        typed: dict[str, tuple[str, ...]] = {}
         for c in chosen:
             words = c[2].split(" ")
             if c[3][0] == "location" and len(words) > 1 and words[-1] in lx.LOCATION_LAST:
                 extended.setdefault(" ".join(words[:-1]), c[3])
             if c[3][0] == "person" and len(words) > 1:
                 surnames.add(words[-1])
+            if c[3] != ("concept",):
+                typed.setdefault(c[2], c[3])
         toks = self.tokens
         original = [c[3] for c in chosen]  # only types found by a cue spread to neighbours
         for k, c in enumerate(chosen):
             if c[3] != ("concept",) or c[4] != 3:
                 continue
             words = c[2].split(" ")
-            types = extended.get(c[2])
-            if types is None and 1 < len(words) <= 3 and words[-1] in surnames:
-                types = ("person",)  # "Pierre Curie" next to the person "Marie Curie"
+            types = typed.get(c[2]) or extended.get(c[2])
+            if types is None and len(words) <= 3 and words[-1] in surnames:
+                types = ("person",)  # "Pierre Curie" next to the person "Marie Curie"; "Curie" alone
             for nb in (k - 1, k + 1):
                 if types is not None:
                     break
@@ -552,38 +845,177 @@ class _Recogniser:
         start, end = toks[t0].start, toks[t1 - 1].end
         return Mention(start, end, t0, t1, self.text[start:end], name, types, tier, toks[t0].sent)
 
-    def _abbreviations(self, mentions: list[Mention], taken: bytearray) -> list[Mention]:
-        """"long form (ABBR)": later single-token uses of ABBR become mentions of the long form.
+    def _abbreviations(self, chosen: list) -> list:
+        """"long form (ABBR)": the long form is one mention, typed by its head word or by the
+        mention that covers it ("hepatocellular carcinoma (HCC)", "sodium/iodide symporter (NIS)");
+        ABBR in the brackets and its later uses are mentions of the long form. A long form that is
+        no entity ("randomized controlled trial (RCT)") keeps ABBR from being guessed a gene."""
+        if not self.definitions:
+            return chosen
+        toks = self.tokens
+        by_start = {c[0]: c for c in chosen}
+        aliases: dict[str, tuple[str, tuple[str, ...]]] = {}
+        replace: list[tuple[int, int, int, int, str, tuple[str, ...]]] = []  # long t0, t1, abbr t0, t1, name, types
+        for long_start, long_end, abbr, abbr_start, abbr_end in self.definitions:
+            l0, l1 = self.span_tokens(long_start, long_end)
+            a0, a1 = self.span_tokens(abbr_start, abbr_end)
+            if l1 <= l0 or a1 <= a0:
+                continue
+            inside = [c for c in chosen if c[0] >= l0 and c[1] <= l1]
+            exact = next((c for c in inside if c[0] == l0 and c[1] == l1), None)
+            if exact is not None:
+                if exact[4] == 3 and exact[3] == ("concept",):
+                    continue
+                name, types = exact[2], exact[3]
+            else:
+                types = _head_types(toks[l1 - 1].key)
+                tail = next((c for c in inside if c[1] == l1 and c[3] != ("concept",)), None)
+                if types is None and tail is not None and tail[4] <= 2:
+                    types = tail[3]
+                if types is None:
+                    continue
+                name = lx.display_name(self.text[toks[l0].start : toks[l1 - 1].end])
+            inner_abbr = by_start.get(a0)
+            if inner_abbr is not None and inner_abbr[4] == 0 and inner_abbr[2] != name and inner_abbr[1] == a1:
+                continue  # the gazetteer knows ABBR as something else: trust it
+            aliases.setdefault(abbr, (name, types))
+            replace.append((l0, l1, a0, a1, name, types))
+        if not replace:
+            return chosen
+        drop = bytearray(len(toks))
+        added = []
+        for l0, l1, a0, a1, name, types in replace:
+            drop[l0:l1] = b"\x01" * (l1 - l0)
+            drop[a0:a1] = b"\x01" * (a1 - a0)
+            added.append((l0, l1, name, types, 1))
+            added.append((a0, a1, name, types, 1))
+        kept = [c for c in chosen if not any(drop[c[0]:c[1]])]
+        taken = bytearray(len(toks))
+        for c in kept + added:
+            taken[c[0]:c[1]] = b"\x01" * (c[1] - c[0])
+        replaced = {c[0]: k for k, c in enumerate(kept)}
+        for i, tok in enumerate(toks):
+            alias = aliases.get(tok.text)
+            if alias is None or drop[i]:
+                continue
+            if i + 1 < len(toks) and self.joiners[i] == "-" and toks[i + 1].sent == tok.sent and toks[i + 1].text[:1].isalnum() \
+                    and toks[i + 1].key not in _INDUCED:
+                continue  # part of a longer symbol ("NIS-1")
+            k = replaced.get(i)
+            if k is not None and kept[k][1] == i + 1 and kept[k][4] >= 1:
+                kept[k] = (i, i + 1, alias[0], alias[1], 1)  # a guess ("HCC" a gene) gives way
+            elif not taken[i]:
+                added.append((i, i + 1, alias[0], alias[1], 1))
+                taken[i] = 1
+        out = kept + added
+        out.sort(key=lambda c: c[0])
+        return out
 
-        ABBR needs two capitals and the long form's initial letter; a gazetteer mention of ABBR
-        with another name wins (the definition is then not trusted)."""
-        at: dict[int, Mention] = {m.start: m for m in mentions}
-        aliases: dict[str, Mention] = {}
-        bracketed: set[int] = set()
-        for m in mentions:
-            d = _ABBREVIATION_DEF.match(self.text, m.end)
-            if d is None:
-                continue
-            abbr = d.group(1)
-            if sum(c.isupper() for c in abbr) < 2 or abbr[0].lower() != m.surface[0].lower():
-                continue
-            if abbr.casefold() == m.surface.casefold():
-                continue
-            inner = at.get(d.start(1))
-            if inner is not None and inner.tier == 0 and inner.name != m.name:
-                continue
-            aliases.setdefault(abbr, m)
-            bracketed.add(d.start(1))
-        if not aliases:
-            return mentions
-        kept = [m for m in mentions if m.start not in bracketed]
-        for i, tok in enumerate(self.tokens):
-            long_form = aliases.get(tok.text)
-            if long_form is None or taken[i] or tok.start in bracketed or tok.start < long_form.end:
-                continue
-            kept.append(Mention(tok.start, tok.end, i, i + 1, tok.text, long_form.name, long_form.types, 1, tok.sent))
-        kept.sort(key=lambda m: m.start)
-        return kept
+
+def _place_after(text: str, pos: int) -> bool:
+    """", Illinois": a known place follows the name after a comma ("Springfield, Illinois")."""
+    m = _COMMA_NAME.match(text, pos)
+    if m is None:
+        return False
+    entry = lx.GAZETTEER_EXACT.get(m.group(1)) or lx.GAZETTEER_EXACT.get(m.group(1).split(" ")[0])
+    return entry is not None and entry.types[0] == "location"
+
+
+def _initial_follows(rec: _Recogniser, j: int) -> bool:
+    """Token j+1 is an initial ("A." in "Robert A. Stemmle") inside a name that goes on."""
+    toks = rec.tokens
+    if j + 2 >= len(toks) or not rec.spaced(j):
+        return False
+    t = toks[j + 1]
+    return len(t.text) == 1 and t.text.isupper() and rec.joiners[j + 1].strip() == "." and len(rec.joiners[j + 1]) <= 2
+
+
+def _abbreviation_definitions(text: str, tokens: list[Token], starts: list[int]) -> list[tuple[int, int, str, int, int]]:
+    """"long form (ABBR)" definitions, found as Schwartz and Hearst (2003) do: the shortest run of
+    words before the bracket whose letters spell ABBR in order, the first letter at a word start.
+    Returns (long start, long end, ABBR, ABBR start, ABBR end)."""
+    out = []
+    for m in _ABBREVIATION_DEF.finditer(text):
+        abbr = m.group(1)
+        if not any(c.isupper() for c in abbr) or abbr.isdigit() or len(abbr) < 2:
+            continue
+        end = m.start()
+        while end > 0 and text[end - 1] == " ":
+            end -= 1
+        k = bisect_left(starts, end) - 1  # last token of the long form
+        if k < 0:
+            continue
+        n_letters = sum(c.isalnum() for c in abbr)
+        first = max(0, k - min(n_letters + 5, 2 * n_letters) + 1)
+        found = None
+        for s in range(k, first - 1, -1):
+            if tokens[s].sent != tokens[k].sent:
+                break
+            candidate = text[tokens[s].start : end]
+            if candidate.count("(") != candidate.count(")"):
+                break
+            if _spells(abbr, candidate):
+                found = tokens[s].start
+                break
+        if found is not None and end - found > len(abbr):
+            out.append((found, end, abbr, m.start(1), m.end(1)))
+    return out
+
+
+def _spells(abbr: str, long_form: str) -> bool:
+    """Schwartz-Hearst: the letters of ``abbr`` occur in order in ``long_form``, right to left, the
+    first one at the start of a word."""
+    s, lf = abbr.lower(), long_form.lower()
+    i, j = len(s) - 1, len(lf) - 1
+    while i >= 0:
+        c = s[i]
+        if not c.isalnum():
+            i -= 1
+            continue
+        while j >= 0 and (lf[j] != c or (i == 0 and j > 0 and lf[j - 1].isalnum())):
+            j -= 1
+        if j < 0:
+            return False
+        i -= 1
+        j -= 1
+    return True
+
+
+def _head_types(head: str) -> tuple[str, ...] | None:
+    """The type of a long form by its last word: "... syndrome" a disease, "... receptor" a protein."""
+    if head in voc.DISEASE_HEAD_WORDS or head in voc.DISEASE_WORDS or (head.endswith(lx.DISEASE_SUFFIXES) and head not in lx.DISEASE_STOP):
+        return ("disease", "phenotype")
+    if head in voc.PROTEIN_HEADS or (head.endswith("ase") and head not in _NOT_ENZYMES and len(head) >= 6):
+        return ("protein", "gene")
+    if head in ("virus", "viruses", "bacterium", "bacteria"):
+        return ("microbe", "organism")
+    if head.endswith(lx.STRONG_COMPOUND_SUFFIXES) and head not in lx.COMPOUND_STOP or head in ("acid", "acids"):
+        return ("compound",)
+    return None
+
+
+def _definition_head(text: str, start: int, end: int | None = None, anywhere: bool = False) -> tuple[str, ...] | None:
+    """The type a definition gives a name: "X is an American actor" -> person; "X is a town in" ->
+    location; "X was a band" -> organization; a work ("a 1999 film") -> concept."""
+    window = text[start : (end if end is not None else start + 160)]
+    m = (_DEFINITION_ANYWHERE.search if anywhere else _DEFINITION_AFTER.match)(window)
+    if m is None:
+        return None
+    for word in m.group(1).split(" ")[:8]:
+        key = word.strip(",;:()\"'").lower()
+        if not key:
+            continue
+        if key in voc.PERSON_NOUNS:
+            return ("person",)
+        if key in voc.LOCATION_NOUNS:
+            return ("location",)
+        if key in voc.ORGANIZATION_NOUNS:
+            return ("organization",)
+        if key in voc.WORK_NOUNS:
+            return ("concept",)
+        if key in ("of", "in", "from", "that", "which", "who", "based", "located", "by", "for", "with"):
+            break
+    return None
 
 
 def _is_cap(word: str) -> bool:
@@ -594,11 +1026,14 @@ def _is_cap(word: str) -> bool:
     return rest.isalpha() and any(c.islower() for c in rest)
 
 
-def _is_symbol(word: str) -> bool:
+def _is_symbol(word: str, bio: bool = True) -> bool:
+    """A gene/protein symbol: letters and digits ("SIRT6", "p21", "IL6"), or a species prefix and
+    capitals ("mTOR", "hTERT"). Mouse-style symbols ("Sgk1") only in biomedical text ("Web3" is
+    not a gene)."""
     if len(word) < 3 or word in lx.SYMBOL_STOP or word.upper() in lx.ACRONYM_STOP:
         return False
     if _MOUSE_SYMBOL.match(word):
-        return True
+        return bio
     if not _SYMBOL.match(word):
         return False
     digits = sum(c.isdigit() for c in word)
@@ -606,7 +1041,11 @@ def _is_symbol(word: str) -> bool:
     if letters < 2 or digits > 3:
         return False
     if digits == 0:
-        return word[0].islower()  # mTOR-like; plain all-caps words need a cue
+        # mTOR-like: a species/compartment prefix (human, mouse, rat, mitochondrial) and 3+ capitals;
+        # "iOS" and "eBay" are not genes; plain all-caps words need a cue
+        return word[0] in "hmr" and sum(c.isupper() for c in word) >= 3 and bio
+    if not bio and (word[0].islower() or letters <= 2):
+        return False
     return True
 
 
@@ -654,6 +1093,7 @@ def analyze(text: str) -> Analysis:
     rec.gazetteer()
     rec.patterns()
     rec.capitalised()
+    rec.title()
     mentions = rec.resolve()
     cues = []
     covered = 0
@@ -700,8 +1140,8 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
     typed: list[tuple[Mention, str]] = []  # (mention, entity key)
     for m in a.mentions:
         key = m.name.casefold()
+        etype = _resolve_type(m.types, allowed)
         if key not in entities:
-            etype = _resolve_type(m.types, allowed)
             if etype is None:
                 continue
             entities[key] = {
@@ -716,6 +1156,8 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
                 and text[max(0, m.start - 4) : m.start].lower() == "the ",
             }
         row = entities[key]
+        if row["type"] == "concept" and etype not in (None, "concept"):
+            row["type"] = etype  # a later mention says what it is ("Christchurch, New Zealand")
         row["count"] += 1
         if not row["described"] and not a.headings[m.sent]:
             row["sent"], row["described"] = m.sent, True  # describe by a statement, not a heading
@@ -725,9 +1167,13 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
             row["first_surface"] = _SPACE.sub(" ", m.surface)  # not a shouted "AKKERMANSIA MUCINIPHILA"
         typed.append((m, key))
 
+    first_statement = next((i for i, h in enumerate(a.headings) if not h and a.clean[i]), None)
     built: dict[str, Entity] = {}
     for key, row in entities.items():
-        description = clip(a.clean[row["sent"]], MAX_DESCRIPTION_CHARS) or clip(_SPACE.sub(" ", text).strip(), MAX_DESCRIPTION_CHARS)
+        sent = row["sent"]
+        if not row["described"] and first_statement is not None:
+            sent = first_statement  # only in the title: the text's first statement is about it
+        description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS) or clip(_SPACE.sub(" ", text).strip(), MAX_DESCRIPTION_CHARS)
         built[key] = Entity(
             name=row["name"],
             type=row["type"],
@@ -754,68 +1200,101 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
                 firsts.append((m, key))
         if len(firsts) < 2:
             continue
-        pairs: list[tuple[int, int]] = [(k, k + 1) for k in range(len(firsts) - 1)]
-        pairs += [(0, k) for k in range(2, len(firsts))]
-        sentence = a.sentences[sent]
         description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS)
         if not description:
             continue
-        sentence_hits: list[CueHit] | None = None
-        for p, q in pairs[:MAX_PAIRS_PER_SENTENCE]:
+        for p, q in _pairs(text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
-            source, target = built[ks], built[kt]
-            pair = (ks, kt)
-            if pair in relations:
+            if (ks, kt) in relations or (kt, ks) in relations:
                 continue
-            between = cues_between(a, ms.end, mt.start)
-            if between:
-                tags = _tags(between)
-            else:
-                if sentence_hits is None:
-                    sentence_hits = cues_between(a, sentence.start, sentence.end)
-                tags = _tags(sentence_hits) or ["co-occurrence"]
-            primary = between[0] if between else None
-            passive = neutral = False
-            if primary is not None:
-                gap = text[ms.end : mt.start]
-                # A cue links the two only if nothing else stands between them: no other entity,
-                # no second verb cue, no clause break ("X, which inhibits Y"), no negation.
-                others = any(ms.end <= m.start and m.end <= mt.start and k not in pair for m, k in items)
-                verbs = sum(1 for h in between if h.verbal)
-                if _NEGATION.search(gap):
-                    neutral = True
-                    tags.append("negated")
-                elif others or verbs > 1 or _AGENT_GAP_BREAK.search(text, ms.end, primary.start) \
-                        or _LOSS_OF.search(text, max(0, ms.start - 30), ms.start) \
-                        or _OBJECT_GAP_BREAK.search(text, primary.end, mt.start):
-                    neutral = True
-                elif primary.verbal:
-                    by = _PASSIVE_BY.match(text, primary.end)
-                    if _INTRANSITIVE.match(text, primary.end):
-                        neutral = True  # "X increased after Y": no object
-                    elif primary.surface.lower().endswith(("ed", "bound to")) and by is not None:
-                        # "B is activated by A": A must follow "by" closely, with no number between
-                        agent_gap = text[by.end() : mt.start]
-                        if len(agent_gap) <= 25 and not any(ch.isdigit() for ch in agent_gap):
-                            passive = True
-                        else:
-                            neutral = True
-                    elif primary.surface.lower().endswith(("ed", "bound to")) and \
-                            _BE_BEFORE.search(text, max(ms.end, primary.start - 40), primary.start):
-                        neutral = True
-            relations[pair] = Relation(
-                source=source,
-                target=target,
-                keywords=tuple(tags),
-                description=description,
-                sent=sent,
-                cue=primary,
-                passive=passive,
-                neutral=neutral,
-                source_start=ms.start,
-                target_start=mt.start,
-            )
+            relation = _relation(a, text, items, (ms, ks), (mt, kt), built, description, sent)
+            relations[(relation.source.name.casefold(), relation.target.name.casefold())] = relation
     return Extraction(entities=tuple(built.values()), relations=tuple(relations.values()))
+
+
+def _groups(text: str, firsts: list[tuple[Mention, str]]) -> list[list[int]]:
+    """Consecutive mentions joined only by a list separator (", ", "and", "or") are one list."""
+    groups: list[list[int]] = [[0]]
+    for k in range(1, len(firsts)):
+        prev, cur = firsts[k - 1][0], firsts[k][0]
+        if _LIST_JOINER.fullmatch(text, prev.end, cur.start):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return groups
+
+
+def _pairs(text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]]:
+    """Pairs to relate in a sentence: every member of a list with every member of the neighbouring
+    lists, then the sentence's first list with the later ones; never two items of one list."""
+    groups = _groups(text, firsts)
+    pairs: list[tuple[int, int]] = []
+    for g in range(len(groups) - 1):
+        pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
+    for g in range(2, len(groups)):
+        pairs += [(p, q) for p in groups[0] for q in groups[g]]
+    return pairs
+
+
+def _relation(a: Analysis, text: str, items, source_item, target_item, built, description: str, sent: int) -> Relation:
+    """The relationship of two mentions of one sentence, described by the sentence.
+
+    Keywords are the relation cues between the two mentions only (none: ``co-occurrence``; a
+    negation between them adds ``negated``). A passive cue ("B is produced by A") makes the agent
+    the source: A --produces--> B."""
+    (ms, ks), (mt, kt) = source_item, target_item
+    between = [h for h in cues_between(a, ms.end, mt.start) if not _inside_mention(items, h)]
+    tags = _tags(between) if between else ["co-occurrence"]
+    primary = between[0] if between else None
+    passive = neutral = False
+    if primary is not None:
+        gap = text[ms.end : mt.start]
+        # A cue links the two only if nothing else stands between them: no other entity,
+        # no second verb cue, no clause break ("X, which inhibits Y"), no negation.
+        others = any(ms.end <= m.start and m.end <= mt.start and k not in (ks, kt) for m, k in items)
+        verbs = sum(1 for h in between if h.verbal)
+        if _NEGATION.search(gap):
+            neutral = True
+            tags.append("negated")
+        elif others or verbs > 1 or _AGENT_GAP_BREAK.search(text, ms.end, primary.start) \
+                or _LOSS_OF.search(text, max(0, ms.start - 30), ms.start) \
+                or _OBJECT_GAP_BREAK.search(text, primary.end, mt.start):
+            neutral = True
+        elif primary.verbal:
+            by = _PASSIVE_BY.match(text, primary.end)
+            if _INTRANSITIVE.match(text, primary.end):
+                neutral = True  # "X increased after Y": no object
+            elif primary.surface.lower().endswith(("ed", "bound to")) and by is not None:
+                # "B is activated by A": A must follow "by" closely, with no number between
+                agent_gap = text[by.end() : mt.start]
+                if len(agent_gap) <= 25 and not any(ch.isdigit() for ch in agent_gap):
+                    passive = True
+                else:
+                    neutral = True
+            elif primary.surface.lower().endswith(("ed", "bound to")) and \
+                    _BE_BEFORE.search(text, max(ms.end, primary.start - 40), primary.start):
+                neutral = True
+    source, target = built[ks], built[kt]
+    source_start, target_start = ms.start, mt.start
+    if passive:  # the agent acts: "butyrate is produced by F. prausnitzii" -> F. prausnitzii produces butyrate
+        source, target = target, source
+        source_start, target_start = target_start, source_start
+    return Relation(
+        source=source,
+        target=target,
+        keywords=tuple(tags),
+        description=description,
+        sent=sent,
+        cue=primary,
+        neutral=neutral,
+        source_start=source_start,
+        target_start=target_start,
+    )
+
+
+def _inside_mention(items, hit: CueHit) -> bool:
+    """A cue word that is part of an entity's name ("Growth Factor Receptor", "Activated Protein")."""
+    return any(m.start <= hit.start and hit.end <= m.end for m, _ in items)
 
 
 def extraction_payload(text: str, entity_types: tuple[str, ...] | list[str] | None) -> dict:

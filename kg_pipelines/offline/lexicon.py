@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kg_pipelines.offline import vocabulary as voc
+
 # -- name casing ---------------------------------------------------------------------------------
 
 # One normalizer for extraction and the lexicon (``kg_pipelines.ingestion.names``).
@@ -93,7 +95,6 @@ GLP-1 | protein | glucagon-like peptide-1; glucagon-like peptide 1
 NRF2 | protein, gene | Nrf2; NFE2L2
 TERT | gene, protein | telomerase reverse transcriptase
 telomerase | protein
-mucin-2 | protein | MUC2; Muc2
 # compounds
 rapamycin | geroprotector, compound | sirolimus
 everolimus | geroprotector, compound
@@ -114,7 +115,6 @@ butyrate | compound | butyric acid
 propionate | compound | propionic acid
 acetate | compound | acetic acid
 short-chain fatty acids | compound | short chain fatty acids; short-chain fatty acid; =SCFA; =SCFAs
-oleoylethanolamide | compound | =OEA
 glucose | compound
 fructose | compound
 cholesterol | compound
@@ -156,12 +156,9 @@ gut microbiota | microbe, concept | gut microbiome; intestinal microbiota; gut m
 Caenorhabditis elegans | model_organism, organism | C. elegans
 Drosophila melanogaster | model_organism, organism | D. melanogaster; Drosophila; fruit flies; fruit fly
 Saccharomyces cerevisiae | model_organism, organism, microbe | S. cerevisiae; budding yeast; yeast
-Mice | model_organism, organism | mouse; mice
-Rats | model_organism, organism | rat; rats
 Zebrafish | model_organism, organism | zebrafish
 Rhesus monkeys | model_organism, organism | rhesus monkey; rhesus macaques; rhesus macaque
 Naked mole-rat | organism | naked mole rat; naked mole-rats; Heterocephalus glaber
-Humans | organism | humans
 # diseases
 obesity | disease
 diet-induced obesity | disease
@@ -290,51 +287,6 @@ World Health Organization | organization | =WHO
 National Institutes of Health | organization | =NIH
 Food and Drug Administration | organization | =FDA
 European Union | organization, location | =EU
-# locations
-United States | location | =US; =USA; =U.S.; United States of America
-United Kingdom | location | =UK; =U.K.
-Europe | location
-Asia | location
-Africa | location
-North America | location
-South America | location
-Australia | location
-Antarctica | location
-China | location
-Japan | location
-India | location
-Germany | location
-France | location
-Italy | location
-Spain | location
-Canada | location
-Mexico | location
-Brazil | location
-Russia | location
-Austria | location
-Hungary | location
-Switzerland | location
-Netherlands | location
-Sweden | location
-Norway | location
-Denmark | location
-Finland | location
-Poland | location
-Greece | location
-Egypt | location
-Israel | location
-Korea | location | South Korea
-London | location
-Paris | location
-Berlin | location
-Vienna | location
-Budapest | location
-Rome | location
-Madrid | location
-Tokyo | location
-Beijing | location
-New York | location | New York City
-Boston | location
 """
 
 
@@ -342,6 +294,7 @@ Boston | location
 class GazetteerEntry:
     name: str  # display name
     types: tuple[str, ...]  # preferred types, best first
+    bio_only: bool = False  # a common noun that names an organism only in biomedical text ("mice")
 
 
 def _parse_gazetteer(text: str) -> tuple[dict[str, GazetteerEntry], dict[str, GazetteerEntry], int]:
@@ -354,7 +307,9 @@ def _parse_gazetteer(text: str) -> tuple[dict[str, GazetteerEntry], dict[str, Ga
             continue
         canonical, types, *rest = [part.strip() for part in line.split("|")]
         synonyms = [s.strip() for s in rest[0].split(";")] if rest and rest[0] else []
-        entry = GazetteerEntry(display_name(canonical.lstrip("=")), tuple(t.strip() for t in types.split(",")))
+        bio_only = canonical.startswith("~")
+        canonical = canonical.lstrip("~")
+        entry = GazetteerEntry(display_name(canonical.lstrip("=")), tuple(t.strip() for t in types.split(",")), bio_only)
         for surface in [canonical, *synonyms]:
             exact = surface.startswith("=")
             surface = surface.lstrip("=")
@@ -370,7 +325,52 @@ def _parse_gazetteer(text: str) -> tuple[dict[str, GazetteerEntry], dict[str, Ga
     return insensitive, sensitive, longest
 
 
-GAZETTEER, GAZETTEER_EXACT, GAZETTEER_MAX_TOKENS = _parse_gazetteer(_GAZETTEER_TEXT)
+def _vocabulary_gazetteer() -> str:
+    """Gazetteer lines for the general vocabulary (``vocabulary.py``): places (matched as written,
+    capitalised), disease words, chemical elements, and organisms named by a common noun."""
+    lines = []
+    for place in (*voc.COUNTRIES, *voc.REGIONS, *voc.CITIES):
+        lines.append(f"={place} | location")
+    for word in sorted(voc.DISEASE_WORDS):
+        lines.append(f"{word} | disease, phenotype")
+    for word in sorted(voc.ELEMENT_WORDS):
+        lines.append(f"{word} | compound")
+    return "\n".join(lines)
+
+
+# Organisms named by a common noun (biomedical text only: "flies" and "cats" are not always
+# study animals); several spellings, one name. "patients" are humans.
+_ORGANISM_TEXT = """
+United States | location | =US; =USA; =U.S.; =U.S.A.; United States of America
+United Kingdom | location | =UK; =U.K.
+Soviet Union | location | =USSR
+United Arab Emirates | location | =UAE
+~Humans | organism | human; humans; patient; patients
+~Mice | model_organism, organism | mouse; mice; murine
+~Rats | model_organism, organism | rat; rats
+~Hamsters | organism | hamster
+~Guinea pigs | organism | guinea pig; guinea-pig; guinea-pigs
+~Rabbits | organism | rabbit
+~Dogs | organism | dog; canine
+~Cats | organism | cat; feline
+~Pigs | organism | pig; piglets; piglet; swine; porcine
+~Sheep | organism | ovine
+~Goats | organism | goat
+~Cattle | organism | cow; cows; calves; bovine
+~Horses | organism | horse; equine
+~Monkeys | organism | monkey; primates; primate; macaques; macaque
+~Chimpanzees | organism | chimpanzee
+~Chickens | organism | chicken; chick; chicks
+~Frogs | organism | frog
+~Nematodes | model_organism, organism | nematode; worms; worm
+~Bacteria | microbe, organism | bacterium; bacterial strains
+~Viruses | microbe, organism | virus
+~Fungi | microbe, organism | fungus
+"""
+
+GAZETTEER, GAZETTEER_EXACT, GAZETTEER_MAX_TOKENS = _parse_gazetteer(
+    _GAZETTEER_TEXT + "\n" + _ORGANISM_TEXT + "\n" + _vocabulary_gazetteer()
+)
 GAZETTEER_FIRST = frozenset(k.split(" ")[0] for k in GAZETTEER)
 GAZETTEER_EXACT_FIRST = frozenset(k.split(" ")[0] for k in GAZETTEER_EXACT)
 
@@ -434,7 +434,9 @@ DNA RNA USA UK EU WHO BMI HIV AIDS PCR ELISA MRI CT PET ICU IQ ANOVA SD SEM SE C
 NS RCT NHS PHD MD BSC MSC CEO IBD COPD AD PD MS ALS ADHD OCD PTSD NASA FBI CIA UN NATO IT AI ML API URL PDF
 HTML JSON XML CSV SQL GPU CPU RAM USB TV FM AM PM BC BCE CE AC DC ID NO ON IN AT OF TO BY UP IS AS AN
 COVID SARS MERS ISO DSM ICD GPT UTF MP FDA NIH CDC EMA HFD FMT LPS SCFA SCFAS IIS CR DR NR OK USSR PNAS
-PLOS JAMA BMJ NEJM CELL
+PLOS JAMA BMJ NEJM CELL SNP SNPS HPLC EEG ECG EKG RFLP SSCP LOD GFP YFP RFP CFP EGFP UTR ORF CNS PNS AUC ROC
+IQR NMR FACS IHC CDNA QTL GWAS MAF BMD MMSE ADL VAS FDR IVS III VIII XII LC GC MRS DTI PCA SVM BID TID QID
+MEDLINE PUBMED EMBASE CINAHL AIMS OBJECTIVE OBJECTIVES METHODS RESULTS CONCLUSION CONCLUSIONS BACKGROUND
     """.split()
 )
 
@@ -465,8 +467,10 @@ Caenorhabditis Drosophila Mus Rattus Homo Danio Macaca Arabidopsis Heterocephalu
 Pan Canis Felis Bos Sus Gallus Oryza Zea Triticum
     """.split()
 )
-GENUS_ENDINGS = ("bacter", "coccus", "bacillus", "bacterium", "monas", "ella", "myces", "spira", "plasma",
-                 "vibrio", "oides", "ia", "ium")
+# Endings that mark an unknown capitalised word as a genus. Only distinctive ones: "-ia" and "-ium"
+# end place names too ("Nigeria", "Virginia", "Belgium"), "-ella" given names ("Isabella").
+GENUS_ENDINGS = ("bacter", "coccus", "cocci", "bacillus", "bacterium", "monas", "myces", "spira", "plasma",
+                 "vibrio", "oides", "bacteria", "mycetes")
 SPECIES_ENDINGS = ("ii", "ae", "is", "us", "um", "ans", "ens", "ensis", "icus", "ica", "ata", "ila", "oides",
                    "alis", "ilis", "aris", "ophila", "ogenes", "orum", "arum", "i", "a")
 # Words after a genus that are not species epithets ("Bacteroides increased", "Akkermansia abundance").
@@ -480,40 +484,23 @@ has have had can may might could would should will did does
 )
 NOT_SPECIES_ENDINGS = ("ed", "ing", "ly", "tion", "sion", "ment", "ance", "ence", "ity", "ness", "ship")
 
-COMPOUND_SUFFIXES = ("mycin", "formin", "amide", "statin", "tinib", "ciclib", "cillin", "cycline", "floxacin",
-                     "azole", "olol", "sartan", "prazole", "parin", "oside", "erol", "atrol", "anol", "diol",
-                     "sterol", "itol", "yrate", "ionate", "uvate", "phate", "lfate", "oate", "idine", "azine",
-                     "oxetine", "amine", "sterone", "glutide", "gliflozin", "gliptin", "lukast", "dronate",
-                     "afil", "olimus", "ytol")
-COMPOUND_STOP = frozenset(
-    """
-examine examines examined reexamine determine determines undermine famine stamina pyramid protocol control
-patrol symbol school consolidate update updates template templates mandate mandates climate palate
-    """.split()
-)
-
-DISEASE_SUFFIXES = ("itis", "osis", "iasis", "emia", "aemia", "oma", "omas", "pathy", "algia", "plasia",
-                    "trophy")
-DISEASE_STOP = frozenset(
-    """
-diagnosis diagnoses prognosis hypnosis symbiosis osmosis apoptosis mitosis meiosis academia bohemia diploma
-diplomas aroma aromas stoma soma coma sympathy empathy telepathy homeopathy trophy trophies chromosoma
-idioma oklahoma sonoma tacoma paloma
-    """.split()
-)
+STRONG_COMPOUND_SUFFIXES = voc.STRONG_COMPOUND_SUFFIXES
+WEAK_COMPOUND_SUFFIXES = voc.WEAK_COMPOUND_SUFFIXES
+WEAK_SUFFIX_MIN = voc.WEAK_SUFFIX_MIN
+COMPOUND_STOP = voc.COMPOUND_STOP
+DISEASE_SUFFIXES = voc.DISEASE_SUFFIXES
+# Distinctive enough to name a disease even capitalised at a sentence start ("Hepatitis ...");
+# "-oma" is not ("Thomas", "Oklahoma").
+STRONG_DISEASE_SUFFIXES = ("itis", "osis", "iasis", "emia", "aemia", "uria", "pathy", "algia", "plasia", "plegia")
+DISEASE_STOP = voc.DISEASE_STOP
 
 # Heads of multi-word disease names ("chronic kidney disease", "breast cancer").
-DISEASE_HEADS = {
-    "disease": "disease", "diseases": "disease", "syndrome": "syndrome", "syndromes": "syndrome",
-    "cancer": "cancer", "cancers": "cancer", "diabetes": "diabetes", "disorder": "disorder",
-    "disorders": "disorder", "carcinoma": "carcinoma", "carcinomas": "carcinoma", "tumor": "tumor",
-    "tumors": "tumor", "tumour": "tumour", "tumours": "tumour", "infection": "infection",
-    "infections": "infection", "fever": "fever",
-}
+DISEASE_HEADS = {w: w for w in voc.DISEASE_HEAD_WORDS}
 ADJECTIVE_SUFFIXES = ("al", "ic", "ary", "ory", "ous", "ive", "ar", "ile", "oid", "able", "ible", "ent", "ant")
 ORGAN_WORDS = frozenset(
     """
 kidney liver heart lung lungs breast bowel prostate colon colorectal skin bone brain blood fatty thyroid
+memory hearing weight vision eye eyes ear liver renal hepatic cardiac
 pancreatic ovarian cervical gastric stomach bladder uterine skeletal muscle gum periodontal celiac coeliac
 lyme graves crohn huntington parkinson alzheimer addison cushing motor neuron autoimmune cell artery
 coronary valve eye retinal macular joint spine spinal
@@ -685,7 +672,7 @@ def _cue_regexes() -> dict[str, re.Pattern[str]]:
                 for letter in sorted(_first_letters(pattern)):
                     parts.setdefault(letter, []).append(f"(?P<{kind}{i}>{pattern})")
     return {
-        letter: re.compile(r"(?:" + "|".join(alts) + r")(?![\w])", re.IGNORECASE)
+        letter: re.compile(r"(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE)
         for letter, alts in parts.items()
     }
 

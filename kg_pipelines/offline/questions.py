@@ -76,7 +76,7 @@ def _relation_questions(r: Relation) -> list[str]:
     if hit is not None and not r.neutral:
         cue = hit.cue
         if cue.kind == "verb" and hit.verbal and cue.base:
-            agent, patient = (t, s) if r.passive else (s, t)
+            agent, patient = s, t  # a passive was reversed already: the source acts
             do = "do" if _plural(agent) else "does"
             return [f"What {do} {_q(agent)} {cue.base}?", f"{_which(agent)} {cue.tag} {_q(patient)}?"]
         if cue.kind == "assoc":
@@ -132,7 +132,7 @@ def _definitions(a: Analysis, ex: Extraction) -> list[tuple[str, str]]:
     return out
 
 
-def _entity_questions(ex: Extraction, named: set[str]) -> tuple[list[str], list[tuple[str, str]]]:
+def _entity_questions(ex: Extraction, named: set[str]) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, str]]]:
     """("What role does X play in Y?" questions, "What does the text state about X?" questions)
     for the entities not named yet, most mentioned first."""
     context: dict[str, Entity] = {}
@@ -142,14 +142,14 @@ def _entity_questions(ex: Extraction, named: set[str]) -> tuple[list[str], list[
                 continue
             if actor.type in lx.ACTOR_TYPES and other.type in lx.CONTEXT_TYPES and actor.type != other.type:
                 context.setdefault(actor.name, other)
-    roles: list[str] = []
+    roles: list[tuple[str, tuple[str, ...]]] = []
     generic: list[tuple[str, str]] = []
     for e in sorted(ex.entities, key=lambda e: (-e.count, e.first_start)):
         if e.name.casefold() in named:
             continue
         other = context.get(e.name)
         if other is not None:
-            roles.append(f"What role does {_q(e)} play in {_q(other)}?")
+            roles.append((f"What role does {_q(e)} play in {_q(other)}?", (e.name.casefold(), other.name.casefold())))
         else:
             generic.append((e.name.casefold(), f"What does the text state about {_q(e)}?"))
     return roles, generic
@@ -203,7 +203,10 @@ class _Picker:
 
 
 def generate_questions(text: str, low: int, high: int) -> list[str]:
-    """Between ``low`` and ``high`` distinct questions (``high`` wins if they disagree)."""
+    """Between ``low`` and ``high`` distinct questions (``high`` wins if they disagree), spread over
+    the chunk's entities: candidates are taken in order of preference, but in rounds, a question
+    being taken in round r only while each entity it names has fewer than r questions, so a chunk
+    with five entities gets questions about five entities, not five about one."""
     low, high = max(0, int(low)), max(0, int(high))
     low = min(low, high)
     target = max(low, min(high, TARGET))
@@ -212,38 +215,43 @@ def generate_questions(text: str, low: int, high: int) -> list[str]:
     relations = sorted(ex.relations, key=_relation_rank)
     rel_questions = [_relation_questions(r) for r in relations]
 
-    picker = _Picker(high)
+    candidates: list[tuple[str, tuple[str, ...]]] = []  # (question, keys of the entities it names)
     named: set[str] = set()
     for key, q in _definitions(a, ex):
-        if picker.add(q, target):
-            named.add(key)
+        candidates.append((q, (key,)))
+        named.add(key)
+
+    def keys(r: Relation, k: int) -> tuple[str, ...]:
+        s, t = r.source.name.casefold(), r.target.name.casefold()
+        if k == 0:
+            return (s, t) if _relation_rank(r)[0] <= 1 else (s, t)
+        return (t,)
+
     strong = [(r, qs) for r, qs in zip(relations, rel_questions) if _relation_rank(r)[0] <= 1]
     weak = [(r, qs) for r, qs in zip(relations, rel_questions) if _relation_rank(r)[0] > 1]
     for r, qs in strong:
-        if picker.add(qs[0], target):
-            named.update((r.source.name.casefold(), r.target.name.casefold()))
+        candidates.append((qs[0], keys(r, 0)))
+        named.update(keys(r, 0))
     roles, generic = _entity_questions(ex, named)
-    for q in roles:
-        picker.add(q, target)
-    for _, qs in strong:
-        for q in qs[1:]:
-            picker.add(q, target)
-    # co-occurrences: a few first, for pairs not asked about yet; then one question per entity
-    later: list[str] = []
-    asked = 0
+    candidates += roles
+    for r, qs in strong:
+        candidates += [(q, keys(r, 1)) for q in qs[1:]]
     for r, qs in weak:
-        if r.source.name.casefold() in named and r.target.name.casefold() in named:
-            continue
-        if asked < 3 and picker.add(qs[0], target):
-            asked += 1
-            named.update((r.source.name.casefold(), r.target.name.casefold()))
-        else:
-            later.append(qs[0])
-    for key, q in generic:
-        if key not in named:
-            picker.add(q, target)
-    for q in later:
-        picker.add(q, target)
+        candidates.append((qs[0], keys(r, 0)))
+    candidates += [(q, (key,)) for key, q in generic]
+
+    picker = _Picker(high)
+    counts: Counter[str] = Counter()
+    taken: set[int] = set()
+    for cap in (1, 2, 3, 1_000_000):
+        for i, (q, names) in enumerate(candidates):
+            if i in taken or any(counts[k] >= cap for k in names):
+                continue
+            if picker.add(q, target):
+                taken.add(i)
+                counts.update(names)
+            elif len(picker.items) >= min(target, high):
+                break
     if len(picker.items) < low:  # short chunk, few entities: fill up from entities and key phrases
         for e in sorted(ex.entities, key=lambda e: (-e.count, e.first_start)):
             picker.add(f"What does the text state about {_q(e)}?", low)
