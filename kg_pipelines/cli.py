@@ -1,7 +1,8 @@
 """The ``kg-pipelines`` command: runs the same Dagster assets in-process, with a progress bar.
 
     kg-pipelines [--data-dir PATH] [--config FILE] init | demo | ingest DIR --collection NAME |
-                                                    remove PATH | summary
+                                                    sync [COLLECTION...] [--document ID] |
+                                                    remove PATH | retry [--collection NAME] | summary
 
 Runs go to the Dagster instance under ``<data_dir>/dagster_home``, so they show up in the UI
 (``make dev``) next to the runs launched by the sensor.
@@ -23,14 +24,9 @@ SAMPLE_INBOX = Path(__file__).resolve().parents[1] / "data" / "inbox"
 
 
 def _prepare(data_dir: str | None, config: str | None) -> KGSettings:
-    """Settings, the data dir and a Dagster home with our instance template; env for the assets."""
+    """Settings, and the environment for the in-process runs (nothing is created here)."""
     settings = load_settings(data_dir, config)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    home = settings.dagster_home
-    home.mkdir(parents=True, exist_ok=True)
-    if not (home / "dagster.yaml").exists():
-        shutil.copy(Path(__file__).with_name("dagster.yaml"), home / "dagster.yaml")
-    os.environ["DAGSTER_HOME"] = str(home)
+    os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
     os.environ["KG_DATA_DIR"] = str(settings.data_dir)
     if config:
         os.environ["KG_CONFIG"] = str(Path(config).resolve())
@@ -58,10 +54,15 @@ def main(ctx: click.Context, data_dir: str | None, config: str | None) -> None:
 @click.pass_obj
 def init(settings: KGSettings) -> None:
     """Create the data dir, the Dagster home and the warehouse tables."""
+    from dagster import DagsterInstance
+
+    from kg_pipelines.dagster_shell.run_guard import ensure_pool_limit
     from kg_pipelines.stores import warehouse
 
+    _ensure_home(settings)
     warehouse.connect(settings.warehouse_path).close()
     settings.inbox.mkdir(parents=True, exist_ok=True)
+    ensure_pool_limit(DagsterInstance.get())
     click.echo(f"data dir ready: {settings.data_dir}")
 
 
@@ -70,13 +71,58 @@ def init(settings: KGSettings) -> None:
 @click.option("--collection", required=True, help="Knowledge collection the documents belong to.")
 @click.pass_obj
 def ingest(settings: KGSettings, directory: str, collection: str) -> None:
-    """Ingest every .txt/.md/.pdf file under DIRECTORY as documents of COLLECTION."""
-    from kg_pipelines.ingestion.inbox import scan_directory
+    """Sync COLLECTION with every .txt/.md/.pdf file under DIRECTORY.
 
+    New and edited files are ingested; files ingested from DIRECTORY before and gone now are removed.
+    """
+    from kg_pipelines.ingestion.inbox import scan_directory
+    from kg_pipelines.stores.source_registry import SourceRegistry
+
+    _check_collection(collection)
     files = scan_directory(Path(directory), collection)
     if not files:
         raise click.ClickException(f"no .txt, .md or .pdf files under {directory}")
-    failures = _ingest_sources(settings, [f.to_source() for f in files])
+    _ensure_home(settings)
+    root = str(Path(directory).resolve()).rstrip("/") + "/"
+    present = {f.document_id for f in files}
+    gone = [s.document_id for s in SourceRegistry(settings.source_registry_path).for_collection(collection)
+            if s.path.startswith(root) and s.document_id not in present]
+    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
+        settings, [f.to_source() for f in files], instance, removed=gone, echo=echo))
+    _print_summary(settings)
+    if failures:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("collections", nargs=-1)
+@click.option("--document", "documents", multiple=True, metavar="DOCUMENT_ID",
+              help="Re-process only this document (repeatable), even if nothing changed.")
+@click.pass_obj
+def sync(settings: KGSettings, collections: tuple[str, ...], documents: tuple[str, ...]) -> None:
+    """Sync COLLECTIONS (default: every registered one) with their registered sources.
+
+    With --document, the run is restricted to those documents and re-processes them on purpose.
+    """
+    from kg_pipelines.stores.source_registry import SourceRegistry
+
+    registry = SourceRegistry(settings.source_registry_path) if settings.source_registry_path.exists() else None
+    known = registry.collections() if registry else []
+    if documents:
+        owners = {s.document_id: s.collection for s in registry.all()} if registry else {}
+        unknown = [d for d in documents if d not in owners]
+        if unknown:
+            raise click.ClickException(f"unknown document id(s): {', '.join(unknown)} (ids look like <collection>/<path>)")
+        collections = tuple(sorted({owners[d] for d in documents}))
+    for collection in collections:
+        if collection not in known:
+            raise click.ClickException(f"unknown collection {collection!r}; known: {', '.join(known) or 'none'}")
+    targets = list(collections or known)
+    if not targets:
+        raise click.ClickException(f"nothing is registered in {settings.data_dir}: ingest a folder first")
+    _ensure_home(settings)
+    failures = _run(settings, lambda echo, instance: _runner().sync_collections(
+        settings, targets, instance, only=documents or None, echo=echo))
     _print_summary(settings)
     if failures:
         sys.exit(1)
@@ -93,11 +139,13 @@ def demo(settings: KGSettings) -> None:
         raise click.ClickException(f"no sample documents found under {SAMPLE_INBOX}")
     click.echo(f"kg-pipelines demo: {len(files)} sample documents from {SAMPLE_INBOX}")
     click.echo(f"LLM provider: {settings.llm.provider}; stores under {settings.data_dir}\n")
-    failures = _ingest_sources(settings, [f.to_source() for f in files])
+    _ensure_home(settings)
+    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
+        settings, [f.to_source() for f in files], instance, echo=echo))
     _print_summary(settings)
     click.echo(
         "\nWhere to look next:\n"
-        "  make dev                      the Dagster UI on http://127.0.0.1:3000 (assets, lineage, checks, sensor)\n"
+        "  make dev                      the Dagster UI on http://127.0.0.1:3000 (assets, lineage, checks, sensors)\n"
         f"  {settings.warehouse_path}    DuckDB: documents, chunks, entities, kg_nodes, kg_edges, ...\n"
         f"  {settings.lancedb_dir}    chunk and question vectors, one table per collection\n"
         f"  drop files into {settings.inbox}/<collection>/ with `make dev` running: the sensor ingests them"
@@ -110,27 +158,53 @@ def demo(settings: KGSettings) -> None:
 @click.argument("path", type=click.Path())
 @click.pass_obj
 def remove(settings: KGSettings, path: str) -> None:
-    """Remove the document(s) ingested from PATH (a file, or every file under a folder)."""
-    from dagster import DagsterInstance
+    """Remove the document(s) ingested from PATH (a file, or every file under a folder).
 
-    from kg_pipelines.dagster_shell.runner import delete_partitions
-    from kg_pipelines.graph.removal import remove_documents_everywhere
-    from kg_pipelines.stores import warehouse
+    Runs the same sync job as ingestion, so the run shows in the Dagster UI.
+    """
     from kg_pipelines.stores.source_registry import SourceRegistry
-    from kg_pipelines.stores.vectors import VectorStore
 
+    if not settings.source_registry_path.exists():
+        raise click.ClickException(f"no ingested document comes from {path} (nothing is registered in {settings.data_dir})")
     registry = SourceRegistry(settings.source_registry_path)
     target = str(Path(path).resolve())
     ids = [s.document_id for s in registry.all() if s.path == target or s.path.startswith(target.rstrip("/") + "/")]
     if not ids:
         raise click.ClickException(f"no ingested document comes from {path}")
+    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
+        settings, [], instance, removed=ids, echo=echo))
+    click.echo(f"removed {len(ids)} document(s)")
+    _print_summary(settings)
+    if failures:
+        sys.exit(1)
+
+
+@main.command()
+@click.option("--collection", help="Only this collection (default: every collection).")
+@click.pass_obj
+def retry(settings: KGSettings, collection: str | None) -> None:
+    """Re-queue quarantined chunks (they failed every retry round) and sync their collections."""
+    from kg_pipelines.ingestion.chunk_state import requeue_quarantined
+    from kg_pipelines.stores import warehouse
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: nothing to retry")
+    _ensure_home(settings)
     conn = warehouse.connect(settings.warehouse_path)
     try:
-        report = remove_documents_everywhere(conn, VectorStore(settings.lancedb_dir), registry, ids, _now())
+        with warehouse.transaction(conn):
+            counts = requeue_quarantined(conn, collection, _now())
     finally:
         conn.close()
-    delete_partitions(DagsterInstance.get(), ids)
-    click.echo(f"removed {len(ids)} document(s): -{report.nodes_deleted} nodes, -{report.edges_deleted} edges")
+    if not counts:
+        click.echo("no quarantined chunks" + (f" in {collection}" if collection else ""))
+        return
+    click.echo("re-queued " + ", ".join(f"{n} chunk stage(s) of {c}" for c, n in sorted(counts.items())))
+    failures = _run(settings, lambda echo, instance: _runner().sync_collections(settings, sorted(counts), instance,
+                                                                                 echo=echo))
+    _print_summary(settings)
+    if failures:
+        sys.exit(1)
 
 
 @main.command()
@@ -149,14 +223,66 @@ def _now():
     return datetime.now(timezone.utc)
 
 
-def _ingest_sources(settings: KGSettings, sources) -> int:
-    """Run the ingestion job over the sources with progress bars; the number of failed runs."""
+def _runner():
+    from kg_pipelines.dagster_shell import runner
+
+    return runner
+
+
+def _ensure_home(settings: KGSettings) -> None:
+    """The data dir and a Dagster home with our instance template (only for commands that write)."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    home = settings.dagster_home
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        shutil.copy(Path(__file__).with_name("dagster.yaml"), home / "dagster.yaml")
+
+
+def _check_collection(name: str) -> None:
+    from kg_pipelines.collections import validate_collection_name
+
+    try:
+        validate_collection_name(name)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _run(settings: KGSettings, work) -> int:
+    """Run ``work(echo, instance)`` with progress bars; Ctrl-C or SIGTERM stop it with one line.
+
+    Every write is a transaction per batch, so an interrupted run loses at most a batch in flight
+    and the same command resumes. Returns the number of failed runs.
+    """
+    import signal
+
     from dagster import DagsterInstance
 
-    from kg_pipelines.dagster_shell.runner import ingest_sources
+    from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout
 
-    with _ProgressBars():
-        outcome = ingest_sources(settings, sources, DagsterInstance.get())
+    interrupted = []
+
+    def on_signal(signum, _frame):
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with _ProgressBars() as bars:
+            outcome = work(bars.echo, DagsterInstance.get())
+        if interrupted:
+            raise _Interrupted
+    except (KeyboardInterrupt, _Interrupted):
+        click.echo("\ninterrupted; run the same command again to resume", err=True)
+        sys.exit(130)
+    except PoolWaitTimeout as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for error in outcome.errors:
         click.echo(error, err=True)
     return outcome.failed_runs
@@ -173,6 +299,8 @@ class _ProgressBars:
         self._bars: dict[str, tqdm] = {}
 
         def listener(stage: str, done: int, total: int) -> None:
+            if total == 0:
+                return  # nothing to do in this stage: no bar
             bar = self._bars.get(stage)
             if bar is None or bar.disable:
                 bar = self._bars[stage] = tqdm(total=total, desc=f"{stage:<30}", unit="", leave=True, file=sys.stderr)
@@ -183,6 +311,11 @@ class _ProgressBars:
         self._listener = listener
         progress.add_listener(listener)
         return self
+
+    def echo(self, message: str) -> None:
+        from tqdm import tqdm
+
+        tqdm.write(message, file=sys.stderr)
 
     def __exit__(self, *exc):
         from kg_pipelines import progress
@@ -196,6 +329,6 @@ def _print_summary(settings: KGSettings) -> None:
     from kg_pipelines.reports import graph_summary
 
     if not settings.warehouse_path.exists():
-        click.echo("the graph is empty: nothing ingested yet")
+        click.echo(f"the graph in {settings.data_dir} is empty: nothing ingested yet")
         return
     click.echo("\n" + graph_summary(settings))

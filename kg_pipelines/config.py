@@ -15,6 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from kg_pipelines.collections import validate_collection_name
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES, resolve_entity_types
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -39,6 +40,16 @@ class ChunkJobSettings(_Strict):
     max_chunk_retries: int = Field(default=3, ge=0, le=20, description="Retries after the first attempt")
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=30.0, ge=0)
+    commit_every: int = Field(default=256, ge=1, description="Chunks written per transaction (a crash loses one batch)")
+    max_retry_rounds: int = Field(
+        default=8, ge=1, le=100,
+        description="Runs that may retry a failed chunk before it is quarantined (`kg-pipelines retry` re-queues)")
+    round_delay_s: float = Field(default=60.0, ge=0, description="Wait before the first retry round; doubles per round")
+    round_delay_max_s: float = Field(default=3600.0, ge=0, description="Longest wait between two retry rounds")
+
+    def round_delay(self, rounds: int) -> float:
+        """Seconds to wait after the ``rounds``-th failed round (1-based): doubling, capped."""
+        return min(self.round_delay_max_s, self.round_delay_s * 2 ** max(0, rounds - 1))
 
 
 class CollectionSettings(_Strict):
@@ -54,6 +65,12 @@ class SensorSettings(_Strict):
     max_queued_runs: int = Field(default=5, ge=1, description="Capacity guard: skip while this many runs wait")
 
 
+class RunSettings(_Strict):
+    pool_wait_timeout_s: float = Field(
+        default=600.0, gt=0,
+        description="How long a CLI run waits for another ingestion run that holds the duckdb pool before giving up")
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -66,12 +83,20 @@ class KGSettings(_Strict):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     chunk_jobs: ChunkJobSettings = Field(default_factory=ChunkJobSettings)
     sensor: SensorSettings = Field(default_factory=SensorSettings)
+    runs: RunSettings = Field(default_factory=RunSettings)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod
     def _absolute(cls, value: Path | None) -> Path | None:
         return None if value is None else Path(value).expanduser().resolve()
+
+    @field_validator("collections")
+    @classmethod
+    def _collection_names(cls, value: dict[str, CollectionSettings]) -> dict[str, CollectionSettings]:
+        for name in value:
+            validate_collection_name(name)
+        return value
 
     # -- derived locations -------------------------------------------------------------------
     @property

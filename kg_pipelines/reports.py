@@ -21,7 +21,7 @@ def graph_summary(settings: KGSettings) -> str:
 
 def _summary(conn: duckdb.DuckDBPyConnection) -> str:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
-    statuses = dict(conn.execute("SELECT status, count(*) FROM documents GROUP BY 1 ORDER BY 1").fetchall())
+    statuses = dict(conn.execute("SELECT status, count(*) FROM document_status GROUP BY 1 ORDER BY 1").fetchall())
     kinds = conn.execute("SELECT node_kind, count(*) FROM kg_nodes GROUP BY 1 ORDER BY 1").fetchall()
     edge_types = conn.execute("SELECT edge_type, count(*) FROM kg_edges GROUP BY 1 ORDER BY 1").fetchall()
     entity_types = conn.execute(
@@ -45,6 +45,8 @@ def _summary(conn: duckdb.DuckDBPyConnection) -> str:
     failed_chunks = conn.execute(
         "SELECT stage, error_kind, count(*) FROM chunk_state WHERE status = 'failed' GROUP BY 1, 2 ORDER BY 1, 2"
     ).fetchall()
+    quarantined = one("SELECT count(*) FROM chunk_state WHERE status = 'quarantined'")
+    retry_at = one("SELECT min(next_run_at) FROM chunk_state WHERE status = 'failed'")
     failed_docs = conn.execute(
         "SELECT document_id, error FROM documents WHERE error IS NOT NULL ORDER BY document_id LIMIT 10"
     ).fetchall()
@@ -53,6 +55,10 @@ def _summary(conn: duckdb.DuckDBPyConnection) -> str:
         + ("  (" + ", ".join(f"{s}/{k} {n}" for s, k, n in failed_chunks) + ")" if failed_chunks else "")
         + f"; documents with errors: {one('SELECT count(*) FROM documents WHERE error IS NOT NULL')}"
     )
+    if retry_at is not None:
+        lines.append(f"  failed chunks are retried automatically (next round at {retry_at:%Y-%m-%d %H:%M:%S} UTC)")
+    if quarantined:
+        lines.append(f"  quarantined chunks: {quarantined} (failed every retry round; `kg-pipelines retry` re-queues them)")
     for document_id, error in failed_docs:
         lines.append(f"  {document_id}: {error}")
     return "\n".join(lines)

@@ -7,7 +7,8 @@ import pytest
 
 from kg_pipelines.audits import dangling_edges
 from kg_pipelines.ingestion.extraction import entity_node_id
-from kg_pipelines.graph.graph_building import remove_documents, update_graph
+from kg_pipelines.graph.graph_building import documents_to_sync, sync_graph, update_graph
+from kg_pipelines.ingestion.context import SyncScope
 from kg_pipelines.stores import warehouse
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -28,7 +29,7 @@ def put_document(conn, doc: str, collection: str, entities: list[tuple[str, str]
         for table in ("documents", "chunks", "entities", "relationships", "atomic_questions"):
             warehouse.delete_where_in(conn, table, "document_id", [doc])
         warehouse.insert_rows(conn, "documents", [{"document_id": doc, "collection": collection, "source_path": f"/x/{doc}",
-                                                  "title": doc.upper(), "status": "Done"}])
+                                                  "title": doc.upper(), "content_hash": f"hash-{doc}", "text": "text"}])
         warehouse.insert_rows(conn, "chunks", [{"chunk_id": chunk, "document_id": doc, "collection": collection, "seq": 0,
                                                "text": "text", "token_count": 1, "summary": f"summary {doc}", "text_hash": "h"}])
         warehouse.insert_rows(conn, "entities", [
@@ -43,6 +44,19 @@ def put_document(conn, doc: str, collection: str, entities: list[tuple[str, str]
         warehouse.insert_rows(conn, "atomic_questions", [
             {"question_id": f"{chunk}/q{i}", "chunk_id": chunk, "document_id": doc, "collection": collection, "seq": i,
              "question": f"Question {i} of {doc}?"} for i in range(2)])
+
+
+def drop_document(conn, doc: str) -> None:
+    """What the stages do for a removed document: each deletes its own rows."""
+    with warehouse.transaction(conn):
+        for table in ("documents", "chunks", "chunk_state", "entities", "relationships", "atomic_questions"):
+            warehouse.delete_where_in(conn, table, "document_id", [doc])
+
+
+def remove_documents(conn, docs: list[str], now):
+    for doc in docs:
+        drop_document(conn, doc)
+    return update_graph(conn, docs, now)
 
 
 def node(conn, node_id):
@@ -115,8 +129,7 @@ def test_removing_a_document_keeps_what_others_support(conn):
     assert node(conn, "compound:metformin")["support_count"] == 1
     assert edge(conn, RELATED)["support_count"] == 1
     assert conn.execute("SELECT count(*) FROM kg_node_support WHERE document_id = 'a'").fetchone()[0] == 0
-    for table in ("documents", "chunks", "entities", "relationships", "atomic_questions"):
-        assert conn.execute(f"SELECT count(*) FROM {table} WHERE document_id = 'a'").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM kg_edge_support WHERE document_id = 'a'").fetchone()[0] == 0
     assert dangling_edges(conn).passed
 
     remove_documents(conn, ["b"], T0 + timedelta(days=2))
@@ -134,8 +147,44 @@ def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(gb, "_refresh_derived", boom)
+    drop_document(conn, "a")
     with pytest.raises(RuntimeError):
-        remove_documents(conn, ["a"], T0)
+        update_graph(conn, ["a"], T0)
     after = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
     assert after == before
-    assert conn.execute("SELECT count(*) FROM documents WHERE document_id = 'a'").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM kg_node_support WHERE document_id = 'a'").fetchone()[0] > 0
+
+
+def _state(conn, doc: str, when) -> None:
+    with warehouse.transaction(conn):
+        warehouse.delete_where_in(conn, "chunk_state", "document_id", [doc])
+        warehouse.insert_rows(conn, "chunk_state", [
+            {"chunk_id": f"{doc}#c0000", "document_id": doc, "collection": "c", "stage": stage, "attempts": 1,
+             "status": "done", "input_hash": "i", "rounds": 0, "updated_at": when} for stage in ("extract", "questions")])
+
+
+def test_sync_consumes_only_what_changed_and_takes_out_removed_documents(conn):
+    scope = SyncScope("c")
+    for doc in ("a", "b"):
+        put_document(conn, doc, "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
+        _state(conn, doc, T0)
+    put_document(conn, "z", "other", [("Rapamycin", "compound")], [])
+    _state(conn, "z", T0)
+    first = sync_graph(conn, scope, T0)
+    assert sorted(first.synced_documents) == ["a", "b"]  # not z: another collection
+    assert documents_to_sync(conn, scope) == []  # nothing changed since
+    assert sync_graph(conn, scope, T0).documents == 0
+
+    _state(conn, "b", T0 + timedelta(hours=1))  # a stage rewrote b's chunk
+    assert documents_to_sync(conn, scope) == [("b", documents_to_sync(conn, scope)[0][1])]
+    assert sync_graph(conn, scope, T0 + timedelta(hours=1)).synced_documents == ["b"]
+
+    drop_document(conn, "a")
+    report = sync_graph(conn, scope, T0 + timedelta(hours=2))
+    assert report.removed_documents == ["a"]
+    assert conn.execute("SELECT count(*) FROM kg_node_support WHERE document_id = 'a'").fetchone()[0] == 0
+    assert conn.execute("SELECT document_id FROM graph_documents ORDER BY 1").fetchall() == [("b",)]
+    assert node(conn, "compound:metformin")["support_count"] == 1
+
+    # re-processing on purpose: the forced document is synced even though nothing changed
+    assert sync_graph(conn, SyncScope("c", frozenset({"b"})), T0 + timedelta(hours=3)).synced_documents == ["b"]

@@ -3,8 +3,10 @@
 import lancedb
 from dagster import AssetKey
 
-from kg_pipelines.audits import dangling_edges, done_chunks_without_extraction
+from kg_pipelines.audits import chunks_without_extraction, dangling_edges
+from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.stores import warehouse
+from kg_pipelines.stores.source_registry import SourceRegistry
 
 LONGEVITY = """# Metformin and AMPK
 Metformin activates AMPK in liver cells. AMPK is a kinase that senses cellular energy.
@@ -26,7 +28,8 @@ def test_two_collections_become_one_graph(graph):
     assert graph.ingest("longevity").failed_runs == 0
     assert graph.ingest("microbiome").failed_runs == 0
 
-    assert graph.rows("SELECT document_id, collection, title, status FROM documents ORDER BY 1") == [
+    assert graph.rows("SELECT document_id, collection, title, status FROM documents JOIN document_status "
+                      "USING (document_id, collection) ORDER BY 1") == [
         ("longevity/metformin.md", "longevity", "Metformin and AMPK", "Done"),
         ("longevity/rapamycin.md", "longevity", "Rapamycin", "Done"),
         ("microbiome/gut.md", "microbiome", "Metformin and the gut", "Done"),
@@ -49,7 +52,8 @@ def test_two_collections_become_one_graph(graph):
     assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_type = 'MENTIONS'") == graph.one("SELECT count(*) FROM entities")
 
     conn = warehouse.connect(graph.settings.warehouse_path)
-    assert dangling_edges(conn).passed and done_chunks_without_extraction(conn).passed
+    fingerprint = KGResource(data_dir=str(graph.root)).llm_client().fingerprint("extract")
+    assert dangling_edges(conn).passed and chunks_without_extraction(conn, None, fingerprint).passed
     conn.close()
     db = lancedb.connect(str(graph.settings.lancedb_dir))
     assert sorted(db.list_tables().tables) == ["chunks__longevity", "chunks__microbiome", "questions__longevity",
@@ -107,10 +111,14 @@ def test_bad_input_fails_clearly_and_the_rest_of_the_run_goes_on(graph):
     outcome = ingest_sources(graph.settings, sources, graph.instance)
     assert outcome.failed_runs == 0
 
-    status = {d: (s, e) for d, s, e in graph.rows("SELECT document_id, status, error FROM documents")}
+    status = {d: (s, e) for d, s, e in graph.rows("SELECT document_id, status, error FROM document_status")}
     assert status["inbox/good.md"] == ("Done", None)
+    # a file gone between the sensor's tick and the run is a removal: no row, and no longer registered
+    assert "inbox/vanishing.md" not in status
+    assert [s.document_id for s in SourceRegistry(graph.settings.source_registry_path).all()
+            if s.document_id.endswith("vanishing.md")] == []
     expected = {"empty.txt": "empty", "photo.txt": "binary", "latin1.txt": "UTF-8", "huge.txt": "20.0 MB",
-                "scan.pdf": "no text layer", "vanishing.md": "no longer exists"}
+                "scan.pdf": "no text layer"}
     for name, words in expected.items():
         state, error = status[f"inbox/{name}"]
         assert state == "Failed" and words in error, (name, error)
@@ -124,7 +132,7 @@ def test_a_bad_new_version_keeps_the_good_one(graph):
     nodes = graph.one("SELECT count(*) FROM kg_nodes")
     path.write_bytes(b"\xff\xfe broken")
     graph.ingest("c")
-    status, error = graph.rows("SELECT status, error FROM documents")[0]
+    status, error = graph.rows("SELECT status, error FROM document_status")[0]
     assert status == "Done" and "not valid UTF-8" in error
     assert graph.rows("SELECT chunk_id, text FROM chunks") == before
     assert graph.one("SELECT count(*) FROM kg_nodes") == nodes

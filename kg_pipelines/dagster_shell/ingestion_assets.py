@@ -1,61 +1,46 @@
-"""Ingestion assets, partitioned by document: documents -> chunks -> entities, relationships,
-atomic_questions. Each reads its inputs from the warehouse, calls the core, writes its table(s)
-for the run's partitions and reports what it wrote.
-
-``BackfillPolicy.single_run()`` lets one run process a range of documents, so bulk ingestion pays
-Dagster's per-run cost once and embeds across documents in batches.
+"""Ingestion assets, partitioned by knowledge collection: documents -> chunks -> entities,
+relationships, atomic_questions. A run of a partition syncs that collection: each asset compares
+its input with what it built before, does only the difference (new, changed, due for a retry,
+removed), writes only its own tables and reports what it did per document.
 """
 
+from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, asset, multi_asset
 
-from dataclasses import asdict
-
-from dagster import AssetExecutionContext, AssetSpec, BackfillPolicy, MaterializeResult, asset, multi_asset
-
-from kg_pipelines.ingestion.chunking import build_chunks
-from kg_pipelines.ingestion.documents import load_documents
+from kg_pipelines.ingestion.chunking import sync_chunks
+from kg_pipelines.ingestion.documents import sync_documents
 from kg_pipelines.ingestion.extraction import extract_chunks
-from kg_pipelines.progress import StageProgress
 from kg_pipelines.ingestion.questions import generate_questions
 from kg_pipelines.ingestion.tokens import default_token_counter
 
-from .metadata import definition_metadata, table_metadata
-from .partitions import documents_partitions
+from .metadata import activity_table, definition_metadata, table_metadata
+from .partitions import collections_partitions
 from .resources import KGResource
 
-PARTITIONED = dict(partitions_def=documents_partitions, backfill_policy=BackfillPolicy.single_run(), pool="duckdb")
-
-
-def _chunk_progress(context: AssetExecutionContext, stage: str):
-    """Progress over the chunks a stage actually processes (it knows how many once it starts)."""
-    return lambda total: StageProgress(f"{stage} (chunks)", total, context.log.info)
-
-
-def _chunk_stage_stats(report, llm) -> dict:
-    return {"chunks": report.chunks, "chunks_processed": report.chunks_processed,
-            "chunks_failed": report.chunks_failed, **llm.counters.snapshot()}
+PARTITIONED = dict(partitions_def=collections_partitions, pool="duckdb")
 
 
 @asset(
     group_name="ingestion",
     kinds={"duckdb"},
-    description="One row per document: text, collection, title (first Markdown heading, else the file "
-    "name), content hash, status (Pending / Done / PartiallyFailed / Failed) and, for bad input, the error.",
+    description="One row per document of the collection: text, title (first Markdown heading, else the file "
+    "name), content hash, and for bad input the error. Synced with the source registry: new and changed "
+    "files are read, removed ones deleted. Status (Done / PartiallyFailed / Failed / Pending) is the "
+    "document_status view, derived from chunk_state.",
     metadata=definition_metadata("documents"),
     **PARTITIONED,
 )
 def documents(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
-    ids = list(context.partition_keys)
-    with kg.warehouse() as conn:
-        report = load_documents(conn, kg.registry().lookup(ids), ids, int(kg.settings.max_document_mb * 1e6), kg.now())
-        for document_id, message in (report.errors or {}).items():
-            context.log.warning(f"{document_id}: {message}")
-        for document_id in report.unregistered or []:
-            context.log.warning(f"{document_id}: no source file is registered for this partition; skipped")
-        meta = table_metadata(conn, "documents", ids, ["document_id", "collection", "title", "status", "error", "n_chars"])
-    return MaterializeResult(
-        metadata={**meta, "read": report.read, "unchanged": report.unchanged, "failed": report.failed,
-                  "kept_previous_version": report.kept_previous, "unregistered": len(report.unregistered or [])}
-    )
+    with kg.stage(context) as (ctx, scope):
+        report = sync_documents(ctx, scope, kg.registry().for_collection(scope.collection))
+        kg.registry().forget(report.gone)
+        for document_id, done in report.activity.items():
+            if done["error"]:
+                context.log.warning(f"{document_id}: {done['status']}: {done['error']}")
+        meta = table_metadata(ctx.conn, "documents", scope, ["document_id", "title", "error", "n_chars"])
+    return MaterializeResult(metadata={
+        **meta, "read": report.read, "unchanged": report.unchanged, "failed": report.failed,
+        "kept_previous_version": report.kept_previous, "removed": report.removed,
+        "this_run": activity_table(report.activity, ["status", "error"])})
 
 
 @asset(
@@ -69,24 +54,22 @@ def documents(context: AssetExecutionContext, kg: KGResource) -> MaterializeResu
     **PARTITIONED,
 )
 def chunks(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
-    ids = list(context.partition_keys)
-    llm = kg.llm_client()
-    with kg.warehouse() as conn:
-        report = build_chunks(
-            conn, kg.vectors(), lambda cid, text, prior: llm.summarize(cid, text, prior).summary, kg.embedder, ids,
-            kg.settings.chunk_tokens, default_token_counter(), kg.retry_policy(), kg.workers, kg.now(),
-            StageProgress("chunk + summarize (documents)", len(ids), context.log.info),
-        )
-        meta = table_metadata(conn, "chunks", ids, ["chunk_id", "seq", "token_count", "summary", "prior_summary"])
-    return MaterializeResult(metadata={**meta, **asdict(report), **llm.counters.snapshot()})
+    with kg.stage(context) as (ctx, scope):
+        report = sync_chunks(ctx, scope, default_token_counter())
+        kg.publish_retries(ctx.conn, scope.collection)
+        meta = table_metadata(ctx.conn, "chunks", scope, ["chunk_id", "token_count", "summary", "prior_summary"])
+    stats = {k: v for k, v in vars(report).items() if k != "activity"}
+    return MaterializeResult(metadata={**meta, **stats, **ctx.llm.counters.snapshot(),
+                                       "this_run": activity_table(report.activity, ["status", "chunks",
+                                                                                    "summaries_failed"])})
 
 
 @multi_asset(
     specs=[
         AssetSpec("entities", group_name="ingestion", kinds={"duckdb"}, deps=[chunks],
                   description="Entities per chunk, validated against the schema contract (entity_type from the "
-                  "configured types, non-empty grounded description), deduplicated by (name, type), names "
-                  "title-cased and trimmed.", metadata=definition_metadata("entities")),
+                  "configured types, non-empty description grounded in the chunk), deduplicated by (name, type), "
+                  "names title-cased and trimmed.", metadata=definition_metadata("entities")),
         AssetSpec("relationships", group_name="ingestion", kinds={"duckdb"}, deps=[chunks],
                   description="Relationships per chunk between extracted entities, with keywords split into tags.",
                   metadata=definition_metadata("relationships")),
@@ -94,19 +77,19 @@ def chunks(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
     **PARTITIONED,
 )
 def extract_entities_relationships(context: AssetExecutionContext, kg: KGResource):
-    ids = list(context.partition_keys)
-    llm = kg.llm_client()
-    with kg.warehouse() as conn:
-        report = extract_chunks(conn, llm.extract, ids, kg.retry_policy(), kg.workers, kg.now(),
-                                progress=_chunk_progress(context, "extract"))
+    with kg.stage(context) as (ctx, scope):
+        report = extract_chunks(ctx, scope)
+        kg.publish_retries(ctx.conn, scope.collection)
         for kind, n in report.errors.items():
             context.log.warning(f"{n} chunk(s) failed extraction after retries ({kind}); see chunk_state")
-        stats = _chunk_stage_stats(report, llm)
+        stats = {**report.stats(), **ctx.llm.counters.snapshot(),
+                 "this_run": activity_table(report.activity, ["chunks", "failed", "entities", "relationships",
+                                                              "error"])}
         yield MaterializeResult(asset_key="entities", metadata={
-            **table_metadata(conn, "entities", ids, ["name", "entity_type", "description", "chunk_id"]),
+            **table_metadata(ctx.conn, "entities", scope, ["name", "entity_type", "description", "chunk_id"]),
             **stats, "entities_written": report.rows["entities"]})
         yield MaterializeResult(asset_key="relationships", metadata={
-            **table_metadata(conn, "relationships", ids, ["source_name", "target_name", "tags", "description"]),
+            **table_metadata(ctx.conn, "relationships", scope, ["source_name", "target_name", "tags", "description"]),
             **stats, "relationships_written": report.rows["relationships"]})
 
 
@@ -121,11 +104,11 @@ def extract_entities_relationships(context: AssetExecutionContext, kg: KGResourc
     **PARTITIONED,
 )
 def atomic_questions(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
-    ids = list(context.partition_keys)
-    llm = kg.llm_client()
-    with kg.warehouse() as conn:
-        report = generate_questions(conn, kg.vectors(), llm.atomic_questions, kg.embedder, ids, kg.retry_policy(),
-                                    kg.workers, kg.now(), progress=_chunk_progress(context, "questions"))
-        meta = table_metadata(conn, "atomic_questions", ids, ["question", "chunk_id"])
+    with kg.stage(context) as (ctx, scope):
+        report = generate_questions(ctx, scope)
+        kg.publish_retries(ctx.conn, scope.collection)
+        meta = table_metadata(ctx.conn, "atomic_questions", scope, ["question", "chunk_id"])
     return MaterializeResult(metadata={
-        **meta, **_chunk_stage_stats(report, llm), "questions_written": report.rows["atomic_questions"]})
+        **meta, **report.stats(), **ctx.llm.counters.snapshot(),
+        "questions_written": report.rows["atomic_questions"],
+        "this_run": activity_table(report.activity, ["chunks", "failed", "atomic_questions", "error"])})

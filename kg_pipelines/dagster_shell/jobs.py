@@ -1,41 +1,21 @@
-"""Jobs: ingest a range of document partitions; remove documents."""
+"""The one ingestion job: sync a collection (ingest what is new or changed, retry what is due,
+remove what is gone). The sensors, the CLI and the UI all launch it."""
 
+from dagster import AssetSelection, define_asset_job, in_process_executor
 
-from dagster import AssetSelection, Config, OpExecutionContext, define_asset_job, in_process_executor, job, op
+from .partitions import collections_partitions
+from .run_guard import INGESTION_TAG
 
-from kg_pipelines.graph.removal import remove_documents_everywhere
-
-from .partitions import documents_partitions
-from .resources import KGResource
-
-INGESTION_TAG = "kg/ingestion"
-
-# One run processes a range of documents, its steps one after the other in one process: the
-# steps share the duckdb pool anyway, and a process per step would cost seconds each.
-ingest_documents_job = define_asset_job(
-    "ingest_documents",
+# A run's steps run one after the other in one process: they share the duckdb pool anyway, and a
+# process per step would cost seconds each. The tag puts every ingestion run, whoever launched it
+# (sensor, CLI, UI), under the run queue's limit of one at a time (dagster.yaml).
+sync_collection_job = define_asset_job(
+    "sync_collection",
     selection=AssetSelection.groups("ingestion", "graph"),
-    partitions_def=documents_partitions,
+    partitions_def=collections_partitions,
     executor_def=in_process_executor,
     tags={INGESTION_TAG: "true"},
-    description="Documents -> chunks -> entities, relationships, atomic questions -> graph, for a range of documents.",
+    description="Sync one knowledge collection (the partition): documents -> chunks -> entities, relationships, "
+    "atomic questions -> graph, for new and changed documents and chunks due for a retry; removed documents "
+    "are taken out of every table and the graph.",
 )
-
-
-class RemoveDocumentsConfig(Config):
-    document_ids: list[str]
-
-
-@op(pool="duckdb", description="Delete the documents' rows and vectors and take their support from the graph.")
-def remove_documents_op(context: OpExecutionContext, config: RemoveDocumentsConfig, kg: KGResource) -> None:
-    with kg.warehouse() as conn:
-        report = remove_documents_everywhere(conn, kg.vectors(), kg.registry(), config.document_ids, kg.now())
-    context.log.info(
-        f"removed {len(config.document_ids)} document(s): -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
-    )
-
-
-@job(name="remove_documents", executor_def=in_process_executor, tags={INGESTION_TAG: "true"},
-     description="Remove documents (files deleted from the inbox, or `kg-pipelines remove`).")
-def remove_documents_job():
-    remove_documents_op()

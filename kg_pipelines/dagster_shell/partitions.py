@@ -1,4 +1,6 @@
 from dagster import DynamicPartitionsDefinition
 
-# One partition per document; the key is the document id: "<collection>/<relative path>".
-documents_partitions = DynamicPartitionsDefinition(name="documents")
+# One partition per knowledge collection (the inbox sub-folder); the key is the collection name.
+# A run of a partition syncs that collection: new and changed documents are processed, unchanged
+# ones cost nothing, removed ones are taken out. Never one partition per document.
+collections_partitions = DynamicPartitionsDefinition(name="collections")

@@ -1,59 +1,92 @@
-"""Running the ingestion job in-process (the CLI and the tests): register the sources, add their
-partitions, execute one run per contiguous range of partitions on the given instance."""
+"""Running the sync job in-process (the CLI, the tests and the benchmark): register the sources,
+add the collections' partitions, free what dead runs hold, and run one sync per collection on the
+given instance. The run is recorded in that instance, so it shows in the UI like a sensor's run."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Iterable, Sequence
 
 from dagster import DagsterInstance
 
 from kg_pipelines.config import KGSettings
-from kg_pipelines.ingestion.inbox import contiguous_ranges
 from kg_pipelines.stores.source_registry import Source, SourceRegistry
 
-from .partitions import documents_partitions
+from .partitions import collections_partitions
+from .run_guard import INGESTION_TAG, ensure_pool_limit, process_tags, wait_for_pool
 
 # progress bars and a summary are the CLI's output; Dagster's own event log stays in the UI
-QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
 @dataclass
-class IngestOutcome:
+class SyncOutcome:
     runs: int = 0
     failed_runs: int = 0
+    run_ids: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
-def ingest_sources(settings: KGSettings, sources: Sequence[Source], instance: DagsterInstance) -> IngestOutcome:
+def ingest_sources(
+    settings: KGSettings,
+    sources: Sequence[Source],
+    instance: DagsterInstance,
+    removed: Iterable[str] = (),
+    only: Iterable[str] | None = None,
+    echo: Callable[[str], None] = lambda _m: None,
+) -> SyncOutcome:
+    """Register ``sources`` (and forget ``removed`` document ids), then sync every collection touched."""
+    registry = SourceRegistry(settings.source_registry_path)
+    removed = list(removed)
+    collection_of = {s.document_id: s.collection for s in registry.all(include_removed=True)}
+    registry.register(sources)
+    registry.forget(removed)
+    collections = sorted({s.collection for s in sources} | {collection_of[d] for d in removed if d in collection_of})
+    return sync_collections(settings, collections, instance, only, echo)
+
+
+def sync_collections(
+    settings: KGSettings,
+    collections: Sequence[str],
+    instance: DagsterInstance,
+    only: Iterable[str] | None = None,
+    echo: Callable[[str], None] = lambda _m: None,
+) -> SyncOutcome:
+    """One ``sync_collection`` run per collection; ``only`` restricts them to (and re-processes) those documents."""
     from kg_pipelines.definitions import defs
 
-    from .sensors import range_run_request
-
-    SourceRegistry(settings.source_registry_path).register(sources)
-    name = documents_partitions.name
-    known = list(instance.get_dynamic_partitions(name))
-    known_set = set(known)
-    new = [s.document_id for s in sources if s.document_id not in known_set]
+    ensure_pool_limit(instance)
+    known = set(instance.get_dynamic_partitions(collections_partitions.name))
+    new = [c for c in collections if c not in known]
     if new:
-        instance.add_dynamic_partitions(name, new)
-    job = defs.resolve_job_def("ingest_documents")
-    outcome = IngestOutcome()
-    for start, end in contiguous_ranges(known + new, {s.document_id for s in sources}):
-        tags = dict(range_run_request(start, end, "in-process").tags)
-        result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=QUIET_LOGS)
+        instance.add_dynamic_partitions(collections_partitions.name, new)
+    job = defs.resolve_job_def("sync_collection")
+    run_config = dict(QUIET_LOGS)
+    if only is not None:
+        run_config["resources"] = {"kg": {"config": {"reprocess_document_ids": sorted(only)}}}
+    outcome = SyncOutcome()
+    for collection in collections:
+        wait_for_pool(instance, settings.runs.pool_wait_timeout_s, echo)
+        tags = {INGESTION_TAG: "true", "kg/reason": "cli", **process_tags(os.getpid())}
+        result = job.execute_in_process(instance=instance, partition_key=collection, tags=tags,
+                                        raise_on_error=False, run_config=run_config)
         outcome.runs += 1
+        outcome.run_ids.append(result.run_id)
         if not result.success:
             outcome.failed_runs += 1
             for event in result.all_events:
-                error = getattr(event.event_specific_data, "error", None) if event.is_failure else None
-                if error is not None:
-                    outcome.errors.append(f"step {event.step_key} failed: {error.message.strip()}")
+                if event.is_step_failure:
+                    outcome.errors.append(f"{collection}: step {event.step_key} failed: "
+                                          f"{_root_cause(event.event_specific_data.error)}")
+            for check in result.get_asset_check_evaluations():
+                if not check.passed:
+                    outcome.errors.append(f"{collection}: check {check.check_name} failed: {check.description}")
     return outcome
 
 
-def delete_partitions(instance: DagsterInstance, document_ids: Sequence[str]) -> None:
-    known = set(instance.get_dynamic_partitions(documents_partitions.name))
-    for document_id in document_ids:
-        if document_id in known:
-            instance.delete_dynamic_partition(documents_partitions.name, document_id)
+def _root_cause(error) -> str:
+    """The innermost error with its traceback: Dagster wraps a step's exception in its own."""
+    while error.cause is not None:
+        error = error.cause
+    return error.message.strip() + ("\n" + "".join(error.stack).rstrip() if error.stack else "")

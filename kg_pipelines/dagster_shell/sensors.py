@@ -1,26 +1,29 @@
-"""The inbox sensor: new or edited files become document partitions and ingestion runs; files that
-disappeared from the inbox are removed from the graph.
+"""Sensors that keep collections in sync without a person.
 
-- cursor: a watermark (mtime, path) of the newest file already handed to a run and a tick number,
-  not a list of files;
+``inbox_sensor``: new, edited and deleted files of ``<inbox>/<collection>/`` are registered in the
+source registry, and each collection that changed gets one ``sync_collection`` run.
+- cursor: a watermark (mtime, path) of the newest file already handed to a run, and a tick number;
 - at most ``sensor.max_files_per_tick`` files per tick, the rest on the next ticks;
 - capacity guard: while ``sensor.max_queued_runs`` runs wait in the queue, skip with a reason;
-- many files at once become one run per contiguous range of partitions, not a run per document;
-- run keys include content hashes and registry generations, so an edited, reverted or restored
-  file is ingested again, while a re-evaluated tick repeats its own keys.
-The sensor never opens the DuckDB warehouse (one writer per file); it reads the inbox and the
-SQLite source registry only.
-"""
+- run key: a digest of the collection's change set (documents with content hash and registry
+  generation, removals with theirs), so an edited, reverted or restored file is synced again, while
+  a re-evaluated tick repeats its own keys;
+- a folder whose name is not a valid collection name is skipped with a logged reason.
 
+``retry_sensor``: collections whose failed chunks are due for another round (published by the
+ingestion assets in the SQLite registry) get a sync run, unless one is already queued or going.
+
+Neither sensor opens the DuckDB warehouse (one writer per file): they read the inbox and SQLite.
+"""
 
 import hashlib
 import json
+from datetime import datetime, timezone
 
 from dagster import (
     AddDynamicPartitionsRequest,
-    DefaultSensorStatus,
     DagsterRunStatus,
-    DeleteDynamicPartitionsRequest,
+    DefaultSensorStatus,
     RunRequest,
     RunsFilter,
     SensorEvaluationContext,
@@ -29,33 +32,33 @@ from dagster import (
     sensor,
 )
 
-from kg_pipelines.ingestion.inbox import contiguous_ranges, plan_inbox_changes, scan_inbox
+from kg_pipelines.collections import validate_collection_name
+from kg_pipelines.ingestion.inbox import plan_inbox_changes, scan_inbox
 
-from .jobs import INGESTION_TAG, ingest_documents_job, remove_documents_job
-from .partitions import documents_partitions
+from .jobs import sync_collection_job
+from .partitions import collections_partitions
 from .resources import KGResource
+from .run_guard import INGESTION_TAG
 
 WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
+QUEUED_OR_GOING = [*WAITING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING]
 
 
-def range_run_request(start: str, end: str, run_key: str) -> RunRequest:
-    return RunRequest(
-        job_name=ingest_documents_job.name,
-        run_key=run_key,
-        tags={"dagster/asset_partition_range_start": start, "dagster/asset_partition_range_end": end, INGESTION_TAG: "true"},
-    )
+def sync_run_request(collection: str, run_key: str | None, reason: str) -> RunRequest:
+    return RunRequest(job_name=sync_collection_job.name, partition_key=collection, run_key=run_key,
+                      tags={INGESTION_TAG: "true", "kg/reason": reason})
 
 
 def _digest(parts: list[str]) -> str:
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+    return hashlib.sha1("\n".join(sorted(parts)).encode()).hexdigest()[:16]
 
 
 @sensor(
-    jobs=[ingest_documents_job, remove_documents_job],
+    jobs=[sync_collection_job],
     minimum_interval_seconds=30,
     default_status=DefaultSensorStatus.RUNNING,  # dropping a file into the inbox is enough
-    description="Watches <inbox>/<collection>/ for .txt, .md and .pdf files: ingests new and edited ones, "
-    "removes deleted ones.",
+    description="Watches <inbox>/<collection>/ for .txt, .md and .pdf files; each collection with new, edited or "
+    "deleted files gets one sync_collection run.",
 )
 def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     settings = kg.settings
@@ -65,43 +68,59 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     state = json.loads(context.cursor) if context.cursor else {}
     saved_tick = state.get("tick", 0)
     tick = saved_tick + 1
+    files = []
+    for found in scan_inbox(settings.inbox):
+        try:
+            validate_collection_name(found.collection)
+            files.append(found)
+        except ValueError as exc:
+            context.log.warning(f"{found.path}: skipped: {exc}")
     registry = kg.registry()
     registered = registry.all(include_removed=True)
     changes = plan_inbox_changes(
-        scan_inbox(settings.inbox), registered, tuple(state.get("mark", (0.0, ""))),
+        files, registered, tuple(state.get("mark", (0.0, ""))),
         settings.sensor.max_files_per_tick, settings.inbox, saved_tick,
     )
-    existing = list(context.instance.get_dynamic_partitions(documents_partitions.name))
-    known = set(existing)
-    new_keys = [s.document_id for s in changes.to_ingest if s.document_id not in known]
-    removed = [k for k in changes.to_remove if k in known]
     generations = registry.register(changes.to_ingest, tick)
     registry.forget(changes.to_remove, tick)
     removed_generation = {s.document_id: s.generation for s in registered}
+    collection_of = {s.document_id: s.collection for s in registered}
 
-    gone = set(removed)
-    order = [k for k in existing if k not in gone] + new_keys
-    hashes = {s.document_id: s.content_hash or "" for s in changes.to_ingest}
-    runs = []
-    for start, end in contiguous_ranges(order, set(hashes)):
-        keys = order[order.index(start) : order.index(end) + 1]
-        runs.append(range_run_request(start, end, "ingest:" + _digest([f"{k}:{hashes[k]}:{generations[k]}" for k in keys])))
-    if changes.to_remove:
-        runs.append(
-            RunRequest(
-                job_name=remove_documents_job.name,
-                run_key="remove:" + _digest(sorted(f"{d}:{removed_generation[d]}" for d in changes.to_remove)),
-                run_config={"ops": {"remove_documents_op": {"config": {"document_ids": changes.to_remove}}}},
-            )
-        )
-    requests = []
-    if new_keys:
-        requests.append(AddDynamicPartitionsRequest(documents_partitions.name, new_keys))
-    if removed:
-        requests.append(DeleteDynamicPartitionsRequest(documents_partitions.name, removed))
+    change_sets: dict[str, list[str]] = {}
+    for source in changes.to_ingest:
+        change_sets.setdefault(source.collection, []).append(
+            f"{source.document_id}:{source.content_hash}:{generations[source.document_id]}")
+    for document_id in changes.to_remove:
+        change_sets.setdefault(collection_of[document_id], []).append(
+            f"removed:{document_id}:{removed_generation[document_id]}")
+    known = set(context.instance.get_dynamic_partitions(collections_partitions.name))
+    new_partitions = sorted(set(change_sets) - known)
+    runs = [sync_run_request(c, f"sync:{c}:{_digest(parts)}", "inbox") for c, parts in sorted(change_sets.items())]
     if changes.more_waiting:
         context.log.info(f"{changes.more_waiting} more file(s) wait for the next tick (max_files_per_tick)")
     cursor = json.dumps({"mark": list(changes.watermark), "tick": tick})
-    if not runs and not requests:
+    if not runs:
         return SensorResult(skip_reason=SkipReason("no new, edited or deleted files in the inbox"), cursor=cursor)
+    requests = [AddDynamicPartitionsRequest(collections_partitions.name, new_partitions)] if new_partitions else []
     return SensorResult(run_requests=runs, dynamic_partitions_requests=requests, cursor=cursor)
+
+
+@sensor(
+    jobs=[sync_collection_job],
+    minimum_interval_seconds=30,
+    default_status=DefaultSensorStatus.RUNNING,  # failed chunks recover without a person
+    description="Launches a sync of each collection whose failed chunks are due for another retry round "
+    "(growing delays; after chunk_jobs.max_retry_rounds rounds a chunk is quarantined).",
+)
+def retry_sensor(context: SensorEvaluationContext, kg: KGResource):
+    now = datetime.now(timezone.utc)
+    due = kg.registry().due_retries(now)
+    if not due:
+        return SkipReason("no failed chunk is due for a retry")
+    busy = {r.tags.get("dagster/partition") for r in context.instance.get_runs(
+        RunsFilter(statuses=QUEUED_OR_GOING, job_name=sync_collection_job.name))}
+    # no run key: a retry run that died before it could reschedule its chunks must be launchable again
+    runs = [sync_run_request(c, None, "retry") for c, _ in due if c not in busy]
+    if not runs:
+        return SkipReason(f"retries are due for {', '.join(c for c, _ in due)}, whose sync is already queued or running")
+    return SensorResult(run_requests=runs)

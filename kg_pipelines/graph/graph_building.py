@@ -18,15 +18,16 @@ All of it is set-based SQL in one transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
 import duckdb
 
-from kg_pipelines.stores.warehouse import delete_where_in, transaction
+from kg_pipelines.stores.warehouse import delete_where_in, insert_rows, transaction
 
 INITIAL_STRENGTH = 0.5
+COOCCURRENCE_STRENGTH = 0.25  # a RELATED edge whose every support is a bare co-occurrence (no relation cue)
 REINFORCEMENT = 0.1
 
 # (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
@@ -73,6 +74,16 @@ class GraphReport:
     edges_deleted: int
     nodes_total: int
     edges_total: int
+    removed_documents: list[str] = field(default_factory=list)
+    synced_documents: list[str] = field(default_factory=list)
+
+    def add(self, other: GraphReport) -> GraphReport:
+        """This report followed by ``other`` (totals are ``other``'s: it came last)."""
+        return GraphReport(
+            self.documents + other.documents, self.nodes_created + other.nodes_created,
+            self.edges_created + other.edges_created, self.edges_reinforced + other.edges_reinforced,
+            self.nodes_deleted + other.nodes_deleted, self.edges_deleted + other.edges_deleted,
+            other.nodes_total, other.edges_total, self.removed_documents + other.removed_documents)
 
 
 def update_graph(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
@@ -81,12 +92,56 @@ def update_graph(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], n
         return apply_document_support(conn, document_ids, now)
 
 
-def remove_documents(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
-    """Delete the documents' rows from every table and take their support from the graph."""
-    with transaction(conn):
-        for table in ("documents", "chunks", "chunk_state", "entities", "relationships", "atomic_questions"):
-            delete_where_in(conn, table, "document_id", document_ids)
-        return apply_document_support(conn, document_ids, now)
+def documents_to_sync(conn: duckdb.DuckDBPyConnection, scope) -> list[tuple[str, str | None]]:
+    """(document_id, input_key) of the scope's documents whose stage outputs changed since the
+    graph last consumed them; input_key None: the document is gone, its support goes.
+
+    A document's input key digests its text version, title and every ``chunk_state`` row (input,
+    status and time of each stage of each chunk): any stage that rewrote a chunk's rows changed it.
+    """
+    where_d, params_d = scope.sql_filter("d")
+    where_g, params_g = scope.sql_filter("g")
+    forced = sorted(scope.only) if scope.only is not None else []
+    return conn.execute(
+        f"""WITH current AS (
+            SELECT d.document_id, md5(d.content_hash || '|' || coalesce(d.title, '') || '|' || coalesce(string_agg(
+                s.chunk_id || ':' || s.stage || ':' || coalesce(s.input_hash, '') || ':' || s.status || ':'
+                || s.updated_at::VARCHAR, '|' ORDER BY s.chunk_id, s.stage), '')) AS input_key
+            FROM documents d LEFT JOIN chunk_state s USING (document_id)
+            WHERE {where_d} AND d.text IS NOT NULL
+            GROUP BY d.document_id, d.content_hash, d.title),
+        consumed AS (SELECT g.document_id, g.input_key FROM graph_documents g WHERE {where_g})
+        SELECT coalesce(c.document_id, g.document_id) AS document_id, c.input_key
+        FROM current c FULL OUTER JOIN consumed g USING (document_id)
+        WHERE c.input_key IS DISTINCT FROM g.input_key
+           OR coalesce(c.document_id, g.document_id) IN (SELECT unnest(?::VARCHAR[]))
+        ORDER BY 1""",
+        [*params_d, *params_g, forced],
+    ).fetchall()
+
+
+def sync_graph(conn: duckdb.DuckDBPyConnection, scope, now: datetime, batch_documents: int = 500,
+               progress=None) -> GraphReport:
+    """Bring the graph's support for the scope in line with its stage tables, in batches of
+    documents, each batch one transaction that also records what it consumed (``graph_documents``)."""
+    todo = documents_to_sync(conn, scope)
+    total = GraphReport(0, 0, 0, 0, 0, 0, *_totals(conn))
+    tick = progress("graph (documents)", len(todo)) if progress else None
+    for start in range(0, len(todo), batch_documents):
+        batch = todo[start : start + batch_documents]
+        ids = [d for d, _ in batch]
+        with transaction(conn):
+            part = apply_document_support(conn, ids, now)
+            delete_where_in(conn, "graph_documents", "document_id", ids)
+            insert_rows(conn, "graph_documents", [
+                {"document_id": d, "collection": scope.collection, "input_key": key, "updated_at": now}
+                for d, key in batch if key is not None])
+        total = total.add(part)
+        if tick:
+            tick(len(batch))
+    total.removed_documents = [d for d, key in todo if key is None]
+    total.synced_documents = [d for d, _ in todo]
+    return total
 
 
 def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
@@ -145,11 +200,12 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
                created_at, last_activated_at, last_reinforced_at, created_by, protected, explanation,
                keywords, source_topic_key, target_topic_key, support_count)
         SELECT e.edge_id, any_value(e.source_id), any_value(e.target_id), any_value(e.edge_type),
-               1 - (1 - ?) * pow(1 - ?, count(DISTINCT e.document_id) - 1), 0, ?, NULL, NULL,
+               1 - (1 - CASE WHEN bool_and(e.keywords = ['co-occurrence']) THEN ? ELSE ? END)
+                 * pow(1 - ?, count(DISTINCT e.document_id) - 1), 0, ?, NULL, NULL,
                'pipeline', false, arg_min(e.explanation, e.chunk_id), [], NULL, NULL, 0
         FROM _new_edges e WHERE e.edge_id NOT IN (SELECT edge_id FROM kg_edges)
         GROUP BY e.edge_id""",
-        [INITIAL_STRENGTH, REINFORCEMENT, now],
+        [COOCCURRENCE_STRENGTH, INITIAL_STRENGTH, REINFORCEMENT, now],
     ).fetchone()[0]
 
     # reinforcement: an existing edge supported by a document that did not support it before

@@ -1,80 +1,122 @@
-"""One per-chunk LLM stage over a set of documents: pick the chunks that need work, run them on
-the worker pool with retries, write their rows and ``chunk_state`` in one transaction.
+"""One per-chunk LLM stage, synced over a collection: drop the rows of chunks that are gone, pick
+the chunks that need work (``chunk_state.pending_chunks``), run them on the worker pool with
+retries, and write their rows and states batch by batch, one transaction per batch, so a crash
+loses at most the batch in flight and the next run resumes where this one stopped.
 
 Extraction and question generation are both such stages; they differ only in the work done for a
-chunk and the tables it fills.
+chunk and the tables they own. A stage writes only its own tables and its own ``chunk_state`` rows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Callable, Sequence
 
-from kg_pipelines.ingestion.chunk_jobs import RetryPolicy, run_chunk_jobs
-from kg_pipelines.ingestion.chunk_state import load_chunks, pending_chunks, refresh_document_status, state_row, write_states
+from kg_pipelines.ingestion.chunk_jobs import run_chunk_jobs
+from kg_pipelines.ingestion.chunk_state import (
+    delete_chunk_rows,
+    orphaned_chunk_ids,
+    pending_chunks,
+    previous_states,
+    state_row,
+    write_states,
+)
 from kg_pipelines.stores.warehouse import insert_rows, transaction
 
 
 @dataclass
 class ChunkStageReport:
-    chunks: int = 0
+    chunks: int = 0  # chunks of the scope
     chunks_processed: int = 0
     chunks_failed: int = 0
+    chunks_quarantined: int = 0
+    chunks_removed: int = 0  # chunks that no longer exist, whose rows this run deleted
     rows: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)  # error kind -> failed chunks
+    dropped: dict[str, int] = field(default_factory=dict)  # what post-processing left out, by reason
+    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
+
+    def stats(self) -> dict:
+        return {"chunks": self.chunks, "chunks_processed": self.chunks_processed,
+                "chunks_failed": self.chunks_failed, "chunks_quarantined": self.chunks_quarantined,
+                "chunks_removed": self.chunks_removed, **{f"dropped_{k}": v for k, v in self.dropped.items()}}
 
 
 def run_chunk_stage(
-    conn,
+    ctx,
+    scope,
     stage: str,
-    document_ids: Sequence[str],
-    work: Callable[[dict], dict[str, list[dict]]],
+    fingerprint: str,
+    work: Callable[[dict], dict],
     tables: Sequence[str],
-    policy: RetryPolicy,
-    workers: int,
-    now: datetime,
-    progress: Callable[[int], Callable[[int], None]] | None = None,
-    before_commit: Callable[[list[dict], dict[str, list[dict]]], None] | None = None,
+    write_vectors: Callable[[list[dict], dict[str, list[dict]]], None] | None = None,
+    delete_vectors: Callable[[list[str]], None] | None = None,
 ) -> ChunkStageReport:
-    """``work(chunk) -> {table: rows}`` for every chunk that needs ``stage``.
+    """``work(chunk) -> {table: rows, "dropped": {...}}`` for every chunk of ``scope`` that needs ``stage``.
 
-    ``before_commit(processed_chunks, rows)`` runs before the DuckDB transaction (for vector
-    writes). The ``chunk_state.output_count`` of a chunk is the number of rows of ``tables[0]``.
-    ``progress(total)`` starts progress reporting for the chunks to process and returns the
-    function to call as each one finishes.
+    ``write_vectors(chunks, rows)`` runs before each batch's DuckDB transaction (vectors first: if
+    the DuckDB write fails, the next run rewrites both); ``delete_vectors(chunk_ids)`` removes the
+    vectors of chunks that are gone. ``chunk_state.output_count`` is the number of rows of ``tables[0]``.
     """
-    chunks = load_chunks(conn, document_ids)
-    pending = pending_chunks(conn, stage, chunks)
-    by_id = {c["chunk_id"]: c for c in pending}
-    tick = progress(len(pending)) if progress else None
+    conn = ctx.conn
+    report = ChunkStageReport(rows={t: 0 for t in tables})
+    gone = orphaned_chunk_ids(conn, stage, scope)
+    if gone:
+        if delete_vectors:
+            delete_vectors(gone)
+        with transaction(conn):
+            delete_chunk_rows(conn, stage, tables, gone)
+        report.chunks_removed = len(gone)
+    where, params = scope.sql_filter()
+    report.chunks = conn.execute(f"SELECT count(*) FROM chunks WHERE {where}", params).fetchone()[0]
+    pending = pending_chunks(conn, stage, scope, fingerprint, ctx.now())
+    report.chunks_processed = len(pending)
+    tick = ctx.progress(f"{stage} (chunks)", len(pending))
+    for start in range(0, len(pending), ctx.batch_size):
+        batch = pending[start : start + ctx.batch_size]
+        _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report)
+    return report
+
+
+def _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report: ChunkStageReport) -> None:
+    conn = ctx.conn
+    previous = previous_states(conn, stage, [c["chunk_id"] for c in batch])
     outcomes = run_chunk_jobs(
-        [(c["chunk_id"], (lambda c=c: work(c))) for c in pending],
-        policy,
-        workers,
-        (lambda _o: tick(1)) if tick else None,
+        [(c["chunk_id"], (lambda c=c: work(c))) for c in batch], ctx.retry_policy, ctx.workers, lambda _o: tick(1)
     )
+    now = ctx.now()
     rows: dict[str, list[dict]] = {t: [] for t in tables}
-    states = []
-    report = ChunkStageReport(chunks=len(chunks), chunks_processed=len(pending))
-    for chunk_id, outcome in outcomes.items():
-        chunk = by_id[chunk_id]
-        count = None
+    states, replaced = [], []
+    for chunk in batch:
+        outcome, before = outcomes[chunk["chunk_id"]], previous.get(chunk["chunk_id"])
+        doc = report.activity.setdefault(chunk["document_id"], {"chunks": 0, "failed": 0, **{t: 0 for t in tables},
+                                                                "error": None})
+        doc["chunks"] += 1
+        count, dropped = None, None
         if outcome.ok:
             for table in tables:
-                rows[table] += outcome.value.get(table, [])
+                found = outcome.value.get(table, [])
+                rows[table] += found
+                doc[table] += len(found)
             count = len(outcome.value.get(tables[0], []))
+            dropped = outcome.value.get("dropped")
+            for reason, n in (dropped or {}).items():
+                report.dropped[reason] = report.dropped.get(reason, 0) + n
+            replaced.append(chunk["chunk_id"])
         else:
             report.chunks_failed += 1
             report.errors[outcome.error_kind] = report.errors.get(outcome.error_kind, 0) + 1
-        states.append(state_row(outcome, chunk["document_id"], stage, chunk["text_hash"], count, now))
-    report.rows = {t: len(r) for t, r in rows.items()}
-    if before_commit:
-        before_commit(pending, rows)
+            doc["failed"] += 1
+            doc["error"] = f"{outcome.error_kind}: {outcome.last_error}"
+            if before is None or before["input_hash"] != chunk["input_hash"]:
+                replaced.append(chunk["chunk_id"])  # rows built from an older input are stale
+        state = state_row(outcome, chunk, stage, chunk["input_hash"], count, now, before, ctx.settings.chunk_jobs, dropped)
+        report.chunks_quarantined += state["status"] == "quarantined"
+        states.append(state)
+    if write_vectors:
+        write_vectors([c for c in batch if c["chunk_id"] in set(replaced)], rows)
     with transaction(conn):
         for table in tables:
-            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [list(by_id)])
-            insert_rows(conn, table, rows[table])
+            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [replaced])
+            report.rows[table] += insert_rows(conn, table, rows[table])
         write_states(conn, stage, states)
-        refresh_document_status(conn, list(document_ids), now)
-    return report

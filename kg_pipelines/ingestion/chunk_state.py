@@ -1,62 +1,102 @@
-"""``chunk_state``: per chunk and stage, how many attempts, done or failed, and why.
+"""``chunk_state``: per chunk and stage, the input it was built from, attempts, status and why.
 
-Stages that call the LLM per chunk (summarize, extract, questions) use it to decide what to do:
-a chunk is processed again only if it has no state yet, it failed, or its input changed. After a
-stage writes, ``refresh_document_status`` derives each document's status from its chunks' states:
-Done when every stage is done for every chunk, PartiallyFailed when any chunk failed, Pending while
-a stage has not run yet. (Failed is set by the documents stage for files that cannot be read.)
+Every per-chunk LLM stage (summarize, extract, questions) decides from it what to do. A chunk's
+stage runs again only when
+- it has no state yet, or its ``input_hash`` differs from the current one: the hash covers the
+  chunk text and the LLM fingerprint of the stage (provider, model, prompt, entity types, the
+  stage's settings), so switching provider or model re-processes exactly the affected chunks;
+- it ``failed`` and its ``next_run_at`` has come (the retry sensor launches that run);
+- its document is re-processed on purpose (``SyncScope.only``).
+A failed run of a chunk is one *round* (itself up to ``max_chunk_retries`` attempts with backoff);
+rounds are spaced by growing delays, and after ``max_retry_rounds`` rounds the chunk is
+``quarantined``: left alone until its input changes or ``kg-pipelines retry`` re-queues it.
+A document's status is derived from these rows (the ``document_status`` view), never stored.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import datetime, timedelta
 from typing import Sequence
 
 import duckdb
 
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome
-from kg_pipelines.stores.warehouse import delete_where_in, fetch_dicts, insert_rows
+from kg_pipelines.stores.warehouse import fetch_dicts, insert_rows
 
 STAGES = ("summarize", "extract", "questions")
 
 
-def load_chunks(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str]) -> list[dict]:
+def expected_input_sql(alias: str = "c") -> str:
+    """The current input hash of a chunk's stage, in SQL (parameter: the stage fingerprint)."""
+    return f"md5({alias}.text_hash || ':' || ?)"
+
+
+def pending_chunks(conn: duckdb.DuckDBPyConnection, stage: str, scope, fingerprint: str, now: datetime) -> list[dict]:
+    """The scope's chunks whose ``stage`` must run, with their current ``input_hash``."""
+    where, params = scope.sql_filter("c")
+    forced = sorted(scope.only) if scope.only is not None else []
     return fetch_dicts(
         conn,
-        "SELECT chunk_id, document_id, collection, seq, text, text_hash, summary FROM chunks "
-        "WHERE document_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY document_id, seq",
-        [list(document_ids)],
+        f"""SELECT c.chunk_id, c.document_id, c.collection, c.seq, c.text, c.text_hash, c.summary,
+               {expected_input_sql()} AS input_hash
+        FROM chunks c
+        LEFT JOIN chunk_state s ON s.chunk_id = c.chunk_id AND s.stage = ?
+        WHERE {where} AND (
+            s.chunk_id IS NULL
+            OR s.input_hash IS DISTINCT FROM {expected_input_sql()}
+            OR (s.status = 'failed' AND coalesce(s.next_run_at, ?) <= ?)
+            OR c.document_id IN (SELECT unnest(?::VARCHAR[])))
+        ORDER BY c.document_id, c.seq""",
+        [fingerprint, stage, *params, fingerprint, now, now, forced],
     )
 
 
-def pending_chunks(conn: duckdb.DuckDBPyConnection, stage: str, chunks: list[dict]) -> list[dict]:
-    """The chunks whose ``stage`` must run: no state, failed, or input (text hash) changed."""
-    done = {
-        row[0]: row[1]
-        for row in conn.execute(
-            "SELECT chunk_id, input_hash FROM chunk_state WHERE stage = ? AND status = 'done' "
-            "AND chunk_id IN (SELECT unnest(?::VARCHAR[]))",
-            [stage, [c["chunk_id"] for c in chunks]],
-        ).fetchall()
-    }
-    return [c for c in chunks if done.get(c["chunk_id"]) != c["text_hash"]]
+def previous_states(conn: duckdb.DuckDBPyConnection, stage: str, chunk_ids: Sequence[str]) -> dict[str, dict]:
+    rows = fetch_dicts(
+        conn,
+        "SELECT chunk_id, input_hash, rounds, status FROM chunk_state "
+        "WHERE stage = ? AND chunk_id IN (SELECT unnest(?::VARCHAR[]))",
+        [stage, list(chunk_ids)],
+    )
+    return {r["chunk_id"]: r for r in rows}
 
 
 def state_row(
-    outcome: ChunkOutcome, document_id: str, stage: str, input_hash: str, output_count: int | None, now: datetime
+    outcome: ChunkOutcome,
+    chunk: dict,
+    stage: str,
+    input_hash: str,
+    output_count: int | None,
+    now: datetime,
+    previous: dict | None,
+    jobs,
+    dropped: dict | None = None,
 ) -> dict:
+    """The new state of a chunk's stage after one round. ``jobs``: the ``chunk_jobs`` settings."""
+    same_input = previous is not None and previous["input_hash"] == input_hash
+    rounds = 0 if outcome.ok else (previous["rounds"] if same_input else 0) + 1
+    if outcome.ok:
+        status, next_run_at = "done", None
+    elif rounds >= jobs.max_retry_rounds:
+        status, next_run_at = "quarantined", None
+    else:
+        status, next_run_at = "failed", now + timedelta(seconds=jobs.round_delay(rounds))
     return {
         "chunk_id": outcome.chunk_id,
-        "document_id": document_id,
+        "document_id": chunk["document_id"],
+        "collection": chunk["collection"],
         "stage": stage,
         "attempts": outcome.attempts,
-        "status": "done" if outcome.ok else "failed",
-        "error_kind": outcome.error_kind,
-        "last_error": outcome.last_error,
+        "status": status,
+        "error_kind": outcome.error_kind if not outcome.ok else None,
+        "last_error": outcome.last_error if not outcome.ok else None,
         "input_hash": input_hash,
         "output_count": output_count,
+        "dropped": json.dumps(dropped) if dropped else None,
+        "rounds": rounds,
         "updated_at": now,
-        "next_run_at": outcome.next_run_at,
+        "next_run_at": next_run_at,
     }
 
 
@@ -71,41 +111,48 @@ def write_states(conn: duckdb.DuckDBPyConnection, stage: str, rows: list[dict]) 
     insert_rows(conn, "chunk_state", rows)
 
 
-def delete_stale(conn: duckdb.DuckDBPyConnection, tables: Sequence[str], document_ids: Sequence[str]) -> None:
-    """Drop rows of chunks that no longer exist (a re-chunked document got fewer chunks)."""
-    if not document_ids:
+def orphaned_chunk_ids(conn: duckdb.DuckDBPyConnection, stage: str, scope) -> list[str]:
+    """Chunks the ``stage`` has state for that no longer exist (document removed or re-chunked)."""
+    where, params = scope.sql_filter("s")
+    rows = conn.execute(
+        f"SELECT s.chunk_id FROM chunk_state s WHERE s.stage = ? AND {where} "
+        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = s.chunk_id)",
+        [stage, *params],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def delete_chunk_rows(conn: duckdb.DuckDBPyConnection, stage: str, tables: Sequence[str], chunk_ids: Sequence[str]) -> None:
+    """Delete a stage's own rows (its tables and its state) for ``chunk_ids`` (inside a transaction)."""
+    if not chunk_ids:
         return
+    ids = list(chunk_ids)
     for table in tables:
-        conn.execute(
-            f"DELETE FROM {table} WHERE document_id IN (SELECT unnest(?::VARCHAR[])) "
-            "AND chunk_id NOT IN (SELECT chunk_id FROM chunks)",
-            [list(document_ids)],
-        )
+        conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [ids])
+    conn.execute("DELETE FROM chunk_state WHERE stage = ? AND chunk_id IN (SELECT unnest(?::VARCHAR[]))", [stage, ids])
 
 
-def refresh_document_status(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> None:
-    if not document_ids:
-        return
-    conn.execute(
-        """
-        UPDATE documents SET status = s.status, updated_at = ?
-        FROM (
-            SELECT c.document_id,
-                CASE
-                    WHEN count(*) FILTER (WHERE st.status = 'failed') > 0 THEN 'PartiallyFailed'
-                    WHEN count(*) FILTER (WHERE st.status = 'done') = count(DISTINCT c.chunk_id) * ? THEN 'Done'
-                    ELSE 'Pending'
-                END AS status
-            FROM chunks c
-            LEFT JOIN chunk_state st ON st.chunk_id = c.chunk_id
-            WHERE c.document_id IN (SELECT unnest(?::VARCHAR[]))
-            GROUP BY c.document_id
-        ) s
-        WHERE documents.document_id = s.document_id AND documents.status <> 'Failed'
-        """,
-        [now, len(STAGES), list(document_ids)],
+def next_retry_at(conn: duckdb.DuckDBPyConnection, collection: str) -> datetime | None:
+    """When the collection's earliest failed chunk may be tried again (None: nothing waits)."""
+    return conn.execute(
+        "SELECT min(next_run_at) FROM chunk_state WHERE collection = ? AND status = 'failed'", [collection]
+    ).fetchone()[0]
+
+
+def quarantined(conn: duckdb.DuckDBPyConnection, collection: str | None = None, limit: int = 50) -> list[dict]:
+    where = "status = 'quarantined'" + (" AND collection = ?" if collection else "")
+    return fetch_dicts(
+        conn,
+        f"SELECT chunk_id, stage, collection, rounds, error_kind, last_error FROM chunk_state WHERE {where} "
+        f"ORDER BY chunk_id, stage LIMIT {int(limit)}",
+        [collection] if collection else [],
     )
 
 
-def clear_document_state(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str]) -> None:
-    delete_where_in(conn, "chunk_state", "document_id", document_ids)
+def requeue_quarantined(conn: duckdb.DuckDBPyConnection, collection: str | None, now: datetime) -> dict[str, int]:
+    """Make quarantined chunks due again with a fresh round count; returns counts per collection."""
+    where = "status = 'quarantined'" + (" AND collection = ?" if collection else "")
+    params = [collection] if collection else []
+    counts = dict(conn.execute(f"SELECT collection, count(*) FROM chunk_state WHERE {where} GROUP BY 1", params).fetchall())
+    conn.execute(f"UPDATE chunk_state SET status = 'failed', rounds = 0, next_run_at = ? WHERE {where}", [now, *params])
+    return counts

@@ -13,10 +13,11 @@ still fails, the chunk keeps an empty summary and the chain goes on from the las
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
+from kg_pipelines.ingestion.chunk_state import delete_chunk_rows, state_row, write_states
 from kg_pipelines.ingestion.sentences import split_sentences
 from kg_pipelines.ingestion.tokens import TokenCounter
 
@@ -81,7 +82,7 @@ class SummarizedBlock:
     chunk_id: str
     summary: str
     prior_summary: str
-    input_hash: str  # hash of (block text, prior summary): unchanged input, reusable summary
+    input_hash: str  # hash of (block text, prior summary, summarizer): unchanged input, reusable summary
     outcome: ChunkOutcome | None  # None when a previous run's summary was reused
 
 
@@ -91,19 +92,21 @@ def summarize_sequentially(
     summarize: Callable[[str, str, str], str],
     policy: RetryPolicy,
     previous: dict[str, tuple[str, str]] | None = None,
+    fingerprint: str = "",
 ) -> list[SummarizedBlock]:
     """Summarize blocks in order, passing each summary forward as the next block's context.
 
     ``summarize(chunk_id, text, prior_summary) -> summary``. ``previous`` maps chunk_id to
     (input_hash, summary) of summaries that succeeded before; those are reused when the input is
-    unchanged, so a re-run only calls the LLM for new or failed chunks.
+    unchanged, so a re-run only calls the LLM for new or failed chunks. ``fingerprint`` (the
+    summarizer's provider, model and prompt) is part of the input: another model, another summary.
     """
     previous = previous or {}
     out: list[SummarizedBlock] = []
     forward_summary = ""
     for block in blocks:
         chunk_id = chunk_id_for(document_id, block.seq)
-        input_hash = text_hash(block.text, forward_summary)
+        input_hash = text_hash(block.text, forward_summary, fingerprint)
         cached = previous.get(chunk_id)
         if cached and cached[0] == input_hash:
             out.append(SummarizedBlock(block, chunk_id, cached[1], forward_summary, input_hash, None))
@@ -122,114 +125,177 @@ def summarize_sequentially(
 
 @dataclass
 class ChunkingReport:
-    documents: int = 0
-    chunks: int = 0
+    documents: int = 0  # documents (re)chunked by this run
+    documents_removed: int = 0
+    chunks: int = 0  # chunks written by this run
     chunks_embedded: int = 0
     summaries_reused: int = 0
     summaries_failed: int = 0
     tokens_total: int = 0
+    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
 
 
-def build_chunks(
-    conn,
-    vectors,
-    summarize: Callable[[str, str, str], str],
-    embedder_for_collection: Callable[[str], "object"],
-    document_ids: list[str],
-    chunk_tokens: int,
-    counter: TokenCounter,
-    policy: RetryPolicy,
-    workers: int,
-    now,
-    progress: Callable[[int], None] | None = None,
-) -> ChunkingReport:
-    """Chunk and summarize the given documents; write ``chunks``, chunk vectors and summarize states.
+def chunking_settings_key(ctx, collection: str, counter_name: str) -> str:
+    """Everything that shapes a document's chunks besides its text: block size, tokenizer, the
+    summarizer's LLM fingerprint and the collection's embedding model."""
+    parts = (str(ctx.settings.chunk_tokens), counter_name, ctx.llm.fingerprint("summarize"),
+             ctx.settings.embedding_model_for(collection))
+    return text_hash(*parts)[:16]
+
+
+def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[str]]:
+    """(readable documents to chunk, ids of documents whose chunks must go).
+
+    A document is chunked when it was never chunked, its text or the chunking settings changed, one
+    of its summaries failed and is due for a retry, or it is re-processed on purpose.
+    """
+    from kg_pipelines.stores.warehouse import fetch_dicts
+
+    where, params = scope.sql_filter("d")
+    forced = sorted(scope.only) if scope.only is not None else []
+    now = ctx.now()
+    todo = fetch_dicts(
+        ctx.conn,
+        f"""SELECT d.document_id, d.collection, d.text FROM documents d
+        LEFT JOIN document_chunking k USING (document_id)
+        WHERE {where} AND d.text IS NOT NULL AND (
+            k.document_id IS NULL OR k.content_hash <> d.content_hash OR k.settings_key <> ?
+            OR d.document_id IN (SELECT unnest(?::VARCHAR[]))
+            OR EXISTS (SELECT 1 FROM chunk_state s WHERE s.document_id = d.document_id AND s.stage = 'summarize'
+                       AND s.status = 'failed' AND coalesce(s.next_run_at, ?) <= ?))
+        ORDER BY d.document_id""",
+        [*params, settings_key, forced, now, now],
+    )
+    where_k, params_k = scope.sql_filter("k")
+    gone = [r[0] for r in ctx.conn.execute(
+        f"""SELECT k.document_id FROM document_chunking k WHERE {where_k} AND NOT EXISTS
+        (SELECT 1 FROM documents d WHERE d.document_id = k.document_id AND d.text IS NOT NULL)""", params_k).fetchall()]
+    return todo, gone
+
+
+def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
+    """Chunk and summarize the scope's new or changed documents; drop the chunks of removed ones.
 
     Unchanged chunks keep their summaries and vectors; only new, changed or failed chunks call the
     LLM or the embedder. Documents are processed concurrently (``workers``), each one's blocks in
-    order, because every summary is the next block's context.
+    order, because every summary is the next block's context. Writes go in batches of about
+    ``ctx.batch_size`` chunks, vectors first, then one DuckDB transaction per batch.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from kg_pipelines.ingestion.chunk_state import delete_stale, refresh_document_status, state_row, write_states
-    from kg_pipelines.stores.vectors import embedded_table
-    from kg_pipelines.stores.warehouse import fetch_dicts, replace_rows, transaction
+    from kg_pipelines.stores.warehouse import delete_where_in, transaction
 
     report = ChunkingReport()
-    docs = fetch_dicts(
-        conn,
-        "SELECT document_id, collection, text, status FROM documents WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
-        [document_ids],
-    )
-    readable = [d for d in docs if d["status"] != "Failed" and d["text"]]
-    ids = [d["document_id"] for d in readable]
+    settings_key = chunking_settings_key(ctx, scope.collection, counter.name)
+    todo, gone = documents_to_chunk(ctx, scope, settings_key)
+    if gone:
+        stale = [r[0] for r in ctx.conn.execute(
+            "SELECT chunk_id FROM chunks WHERE document_id IN (SELECT unnest(?::VARCHAR[]))", [gone]).fetchall()]
+        ctx.vectors.delete_chunks("chunks", scope.collection, stale)
+        with transaction(ctx.conn):
+            for table in ("chunks", "document_chunking"):
+                delete_where_in(ctx.conn, table, "document_id", gone)
+            delete_chunk_rows(ctx.conn, "summarize", (), stale)
+        report.documents_removed = len(gone)
+        for document_id in gone:
+            report.activity[document_id] = {"status": "removed", "chunks": 0}
+    if not todo:
+        return report
+    embedder = ctx.embedder_for(scope.collection)
+    # another model: its table goes, and every document is in ``todo`` (the key has the model)
+    ctx.vectors.drop_if_model_changed("chunks", scope.collection, embedder.model_name)
+    tick = ctx.progress("chunk + summarize (documents)", len(todo))
+    batch: list[dict] = []
+    chars_per_chunk = 4 * ctx.settings.chunk_tokens  # about 4 characters a token
+    for doc in todo:
+        batch.append(doc)
+        if sum(1 + len(d["text"]) // chars_per_chunk for d in batch) >= ctx.batch_size:
+            _chunk_batch(ctx, batch, settings_key, counter, embedder, tick, report)
+            batch = []
+    if batch:
+        _chunk_batch(ctx, batch, settings_key, counter, embedder, tick, report)
+    return report
+
+
+def _chunk_batch(ctx, docs, settings_key, counter, embedder, tick, report: ChunkingReport) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg_pipelines.stores.vectors import embedded_table
+    from kg_pipelines.stores.warehouse import fetch_dicts, insert_rows, replace_rows, transaction
+
+    conn, ids = ctx.conn, [d["document_id"] for d in docs]
+    summarize_fp = ctx.llm.fingerprint("summarize")
     existing = fetch_dicts(
         conn,
-        "SELECT c.chunk_id, c.document_id, c.text_hash, c.summary, s.input_hash AS summary_input "
-        "FROM chunks c LEFT JOIN chunk_state s ON s.chunk_id = c.chunk_id AND s.stage = 'summarize' "
-        "AND s.status = 'done' WHERE c.document_id IN (SELECT unnest(?::VARCHAR[]))",
-        [document_ids],
+        "SELECT c.chunk_id, c.document_id, c.text_hash, c.summary, s.input_hash AS summary_input, "
+        "s.status AS summary_status, s.rounds AS rounds FROM chunks c "
+        "LEFT JOIN chunk_state s ON s.chunk_id = c.chunk_id AND s.stage = 'summarize' "
+        "WHERE c.document_id IN (SELECT unnest(?::VARCHAR[]))",
+        [ids],
     )
-    previous = {r["chunk_id"]: (r["summary_input"], r["summary"]) for r in existing if r["summary_input"]}
+    previous = {r["chunk_id"]: (r["summary_input"], r["summary"]) for r in existing if r["summary_status"] == "done"}
+    states_before = {r["chunk_id"]: {"input_hash": r["summary_input"], "rounds": r["rounds"] or 0} for r in existing
+                     if r["summary_input"]}
     old_hash = {r["chunk_id"]: r["text_hash"] for r in existing}
 
+    def summarize(chunk_id: str, text: str, prior: str) -> str:
+        return ctx.llm.summarize(chunk_id, text, prior).summary
+
     def one_document(doc: dict) -> list[SummarizedBlock]:
-        blocks = split_into_blocks(doc["text"], counter, chunk_tokens)
-        done = summarize_sequentially(doc["document_id"], blocks, summarize, policy, previous)
-        if progress:
-            progress(1)
+        blocks = split_into_blocks(doc["text"], counter, ctx.settings.chunk_tokens)
+        done = summarize_sequentially(doc["document_id"], blocks, summarize, ctx.retry_policy, previous, summarize_fp)
+        tick(1)
         return done
 
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="chunker") as pool:
-        per_doc = list(pool.map(one_document, readable))
+    with ThreadPoolExecutor(max_workers=max(1, ctx.workers), thread_name_prefix="chunker") as pool:
+        per_doc = list(pool.map(one_document, docs))
 
-    chunk_rows, state_rows, to_embed = [], [], []
-    for doc, summarized in zip(readable, per_doc):
+    now = ctx.now()
+    chunk_rows, state_rows, to_embed, chunking_rows = [], [], [], []
+    for doc, summarized in zip(docs, per_doc):
+        failed = 0
         for item in summarized:
             row = {
-                "chunk_id": item.chunk_id,
-                "document_id": doc["document_id"],
-                "collection": doc["collection"],
-                "seq": item.block.seq,
-                "text": item.block.text,
-                "token_count": item.block.token_count,
-                "char_start": item.block.char_start,
-                "char_end": item.block.char_end,
-                "summary": item.summary,
-                "prior_summary": item.prior_summary,
-                "text_hash": text_hash(item.block.text),
+                "chunk_id": item.chunk_id, "document_id": doc["document_id"], "collection": doc["collection"],
+                "seq": item.block.seq, "text": item.block.text, "token_count": item.block.token_count,
+                "char_start": item.block.char_start, "char_end": item.block.char_end, "summary": item.summary,
+                "prior_summary": item.prior_summary, "text_hash": text_hash(item.block.text),
             }
             chunk_rows.append(row)
             report.tokens_total += item.block.token_count
             if item.outcome is None:
                 report.summaries_reused += 1
             else:
-                report.summaries_failed += 0 if item.outcome.ok else 1
-                count = 1 if item.outcome.ok else 0
-                state_rows.append(state_row(item.outcome, doc["document_id"], "summarize", item.input_hash, count, now))
+                failed += 0 if item.outcome.ok else 1
+                state_rows.append(state_row(item.outcome, row, "summarize", item.input_hash, int(item.outcome.ok), now,
+                                            states_before.get(item.chunk_id), ctx.settings.chunk_jobs))
             if old_hash.get(item.chunk_id) != row["text_hash"] or item.outcome is not None:
                 to_embed.append(row)
+        report.summaries_failed += failed
+        chunking_rows.append({"document_id": doc["document_id"], "collection": doc["collection"],
+                              "content_hash": _content_hash(conn, doc["document_id"]), "settings_key": settings_key,
+                              "n_chunks": len(summarized), "updated_at": now})
+        report.activity[doc["document_id"]] = {"status": "chunked", "chunks": len(summarized),
+                                               "summaries_failed": failed}
     current = {r["chunk_id"] for r in chunk_rows}
-    collection_of = {d["document_id"]: d["collection"] for d in docs}
-    stale = [(r["chunk_id"], collection_of[r["document_id"]]) for r in existing if r["chunk_id"] not in current]
+    stale = [r["chunk_id"] for r in existing if r["chunk_id"] not in current]
 
     # vectors first: if the DuckDB write below fails, a re-run rewrites both
-    for collection in sorted(set(collection_of.values())):
-        rows = [r for r in to_embed if r["collection"] == collection]
-        table = None
-        if rows:
-            columns = ("chunk_id", "document_id", "collection", "seq", "text", "summary")
-            table = embedded_table(rows, columns, "text", embedder_for_collection(collection))
-        stale_here = [cid for cid, col in stale if col == collection]
-        vectors.replace("chunks", collection, "chunk_id", [r["chunk_id"] for r in rows] + stale_here, table)
-        vectors.replace("questions", collection, "chunk_id", stale_here, None)
-        report.chunks_embedded += len(rows)
+    collection = docs[0]["collection"]
+    table = None
+    if to_embed:
+        columns = ("chunk_id", "document_id", "collection", "seq", "text", "summary")
+        table = embedded_table(to_embed, columns, "text", embedder)
+    ctx.vectors.replace("chunks", collection, "chunk_id", [r["chunk_id"] for r in to_embed] + stale, table)
+    report.chunks_embedded += len(to_embed)
 
     with transaction(conn):
-        replace_rows(conn, "chunks", "document_id", document_ids, chunk_rows)
+        replace_rows(conn, "chunks", "document_id", ids, chunk_rows)
         write_states(conn, "summarize", state_rows)
-        delete_stale(conn, ["chunk_state", "entities", "relationships", "atomic_questions"], document_ids)
-        refresh_document_status(conn, ids, now)
-    report.documents = len(readable)
-    report.chunks = len(chunk_rows)
-    return report
+        delete_chunk_rows(conn, "summarize", (), stale)
+        replace_rows(conn, "document_chunking", "document_id", ids, [])
+        insert_rows(conn, "document_chunking", chunking_rows)
+    report.documents += len(docs)
+    report.chunks += len(chunk_rows)
+
+
+def _content_hash(conn, document_id: str) -> str:
+    return conn.execute("SELECT content_hash FROM documents WHERE document_id = ?", [document_id]).fetchone()[0]

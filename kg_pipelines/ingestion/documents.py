@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".pdf")
@@ -137,55 +137,76 @@ class DocumentsReport:
     unchanged: int = 0
     failed: int = 0
     kept_previous: int = 0
-    unregistered: list[str] | None = None
-    errors: dict[str, str] | None = None  # document_id -> message
+    removed: int = 0
+    gone: list[str] = field(default_factory=list)  # sources whose file vanished: the caller forgets them
+    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
 
 
-def load_documents(conn, sources: dict, document_ids: list[str], max_bytes: int, now) -> DocumentsReport:
-    """Read each document's file and write its ``documents`` row.
+def sync_documents(ctx, scope, sources) -> DocumentsReport:
+    """Bring the collection's ``documents`` rows in line with its registered sources.
 
-    A file that cannot be read becomes a Failed row with the reason in ``error``; if an earlier
-    version was ingested, that version's rows are kept and only ``error`` records the failure, so
-    bad input never takes away what the graph already had.
+    New sources and sources whose content hash changed are read (and any document of
+    ``scope.only``, changed or not); unchanged ones cost nothing; rows of sources that are no
+    longer registered, or whose file has vanished, are deleted (later stages then take away what
+    was built from them). A file that cannot be read keeps the rows of its last good version and
+    records the reason in ``error``; if there is none, it becomes a row with ``text`` NULL (status
+    Failed). Writes go in batches of ``ctx.batch_size`` documents, one transaction each.
     """
-    from kg_pipelines.stores.warehouse import fetch_dicts, replace_rows, transaction
+    from kg_pipelines.stores.warehouse import delete_where_in, fetch_dicts, replace_rows, transaction
 
-    report = DocumentsReport(unregistered=[], errors={})
-    existing = {
-        r["document_id"]: r
-        for r in fetch_dicts(
-            conn,
-            "SELECT document_id, content_hash, status, ingested_at FROM documents WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
-            [document_ids],
-        )
-    }
-    rows, keep_with_error = [], []
-    for document_id in document_ids:
-        source = sources.get(document_id)
-        if source is None:
-            report.unregistered.append(document_id)
-            continue
-        before = existing.get(document_id)
-        result = read_document(Path(source.path), max_bytes)
-        base = {"document_id": document_id, "collection": source.collection, "source_path": source.path, "updated_at": now}
-        if isinstance(result, DocumentReadError):
-            report.errors[document_id] = result.message
-            if before and before["status"] != "Failed":
+    conn, now = ctx.conn, ctx.now()
+    where, params = scope.sql_filter()
+    existing = {r["document_id"]: r for r in fetch_dicts(
+        conn, f"SELECT document_id, content_hash, text IS NULL AS failed, ingested_at FROM documents WHERE {where}", params)}
+    active = {s.document_id: s for s in sources if s.collection == scope.collection
+              and (scope.only is None or s.document_id in scope.only)}
+    report = DocumentsReport()
+    to_read = []
+    for source in active.values():
+        before = existing.get(source.document_id)
+        if before is None or before["content_hash"] != source.content_hash or scope.forced(source.document_id):
+            to_read.append(source)
+        else:
+            report.unchanged += 1
+    removed = [d for d in existing if d not in active]
+    tick = ctx.progress("read documents", len(to_read))
+    for start in range(0, len(to_read), ctx.batch_size):
+        rows, keep_with_error = [], []
+        for source in to_read[start:start + ctx.batch_size]:
+            document_id, before = source.document_id, existing.get(source.document_id)
+            result = read_document(Path(source.path), ctx.settings.max_document_mb * 1e6)
+            base = {"document_id": document_id, "collection": source.collection, "source_path": source.path,
+                    "updated_at": now}
+            if isinstance(result, DocumentReadError) and result.reason == "missing":
+                report.gone.append(document_id)
+                if document_id in existing:
+                    removed.append(document_id)
+                report.activity[document_id] = {"status": "removed", "error": result.message}
+            elif isinstance(result, DocumentReadError) and before and not before["failed"]:
                 report.kept_previous += 1
                 keep_with_error.append((document_id, result.message))
-                continue
-            report.failed += 1
-            rows.append({**base, "title": Path(source.path).name, "content_hash": result.content_hash, "text": None,
-                         "n_chars": 0, "status": "Failed", "error": result.message, "ingested_at": now})
-            continue
-        unchanged = before is not None and before["content_hash"] == result.content_hash and before["status"] != "Failed"
-        report.unchanged += int(unchanged)
-        report.read += 1
-        rows.append({**base, "title": result.title, "content_hash": result.content_hash, "text": result.text,
-                     "n_chars": len(result.text), "status": before["status"] if unchanged else "Pending", "error": None,
-                     "ingested_at": before["ingested_at"] if before else now})
-    with transaction(conn):
-        replace_rows(conn, "documents", "document_id", [r["document_id"] for r in rows], rows)
-        for document_id, message in keep_with_error:
-            conn.execute("UPDATE documents SET error = ?, updated_at = ? WHERE document_id = ?", [message, now, document_id])
+                report.activity[document_id] = {"status": "kept previous version", "error": result.message}
+            elif isinstance(result, DocumentReadError):
+                report.failed += 1
+                rows.append({**base, "title": Path(source.path).name, "content_hash": result.content_hash,
+                             "text": None, "n_chars": 0, "error": result.message, "ingested_at": now})
+                report.activity[document_id] = {"status": "Failed", "error": result.message}
+            else:
+                report.read += 1
+                rows.append({**base, "title": result.title, "content_hash": result.content_hash, "text": result.text,
+                             "n_chars": len(result.text), "error": None,
+                             "ingested_at": before["ingested_at"] if before else now})
+                report.activity[document_id] = {"status": "read" if before is None else "changed", "error": None}
+        with transaction(conn):
+            replace_rows(conn, "documents", "document_id", [r["document_id"] for r in rows], rows)
+            for document_id, message in keep_with_error:
+                conn.execute("UPDATE documents SET error = ?, updated_at = ? WHERE document_id = ?",
+                             [message, now, document_id])
+        tick(len(to_read[start:start + ctx.batch_size]))
+    if removed:
+        with transaction(conn):
+            delete_where_in(conn, "documents", "document_id", removed)
+        for document_id in removed:
+            report.activity.setdefault(document_id, {"status": "removed", "error": None})
+    report.removed = len(removed)
     return report

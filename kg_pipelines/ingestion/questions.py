@@ -8,11 +8,9 @@ decomposer searches this index and follows ``ANSWERS_IN`` to the chunk.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from kg_pipelines.ingestion.chunk_stage import ChunkStageReport, run_chunk_stage
 from kg_pipelines.llm.schemas import AtomicQuestions
-from kg_pipelines.stores.vectors import VectorStore, embedded_table
+from kg_pipelines.stores.vectors import embedded_table
 
 
 def question_id_for(chunk_id: str, seq: int) -> str:
@@ -33,41 +31,25 @@ def question_rows(result: AtomicQuestions, chunk: dict) -> list[dict]:
     ]
 
 
-def generate_questions(
-    conn,
-    vectors: VectorStore,
-    ask: Callable[[str, str], AtomicQuestions],
-    embedder_for_collection: Callable[[str], object],
-    document_ids: list[str],
-    policy,
-    workers: int,
-    now,
-    progress: Callable[[int], Callable[[int], None]] | None = None,
-) -> ChunkStageReport:
-    """Questions for the chunks that need them, embedded in one batch per collection."""
+def generate_questions(ctx, scope) -> ChunkStageReport:
+    """Sync ``atomic_questions`` (and their vectors) of the scope's chunks, embedded per batch."""
+    collection = scope.collection
 
     def work(chunk: dict) -> dict[str, list[dict]]:
-        return {"atomic_questions": question_rows(ask(chunk["chunk_id"], chunk["text"]), chunk)}
+        return {"atomic_questions": question_rows(ctx.llm.atomic_questions(chunk["chunk_id"], chunk["text"]), chunk)}
 
     def write_vectors(processed: list[dict], rows: dict[str, list[dict]]) -> None:
-        for collection in sorted({c["collection"] for c in processed}):
-            mine = [r for r in rows["atomic_questions"] if r["collection"] == collection]
-            table = None
-            if mine:
-                columns = ("question_id", "chunk_id", "document_id", "collection", "question")
-                table = embedded_table(mine, columns, "question", embedder_for_collection(collection))
-            chunk_ids = [c["chunk_id"] for c in processed if c["collection"] == collection]
-            vectors.replace("questions", collection, "chunk_id", chunk_ids, table)
+        embedder = ctx.embedder_for(collection)
+        ctx.vectors.drop_if_model_changed("questions", collection, embedder.model_name)
+        table = None
+        if rows["atomic_questions"]:
+            columns = ("question_id", "chunk_id", "document_id", "collection", "question")
+            table = embedded_table(rows["atomic_questions"], columns, "question", embedder)
+        ctx.vectors.replace("questions", collection, "chunk_id", [c["chunk_id"] for c in processed], table)
 
-    return run_chunk_stage(
-        conn,
-        "questions",
-        document_ids,
-        work,
-        ("atomic_questions",),
-        policy,
-        workers,
-        now,
-        progress,
-        before_commit=write_vectors,
-    )
+    def delete_vectors(chunk_ids: list[str]) -> None:
+        ctx.vectors.replace("questions", collection, "chunk_id", chunk_ids, None)
+
+    fingerprint = ctx.llm.fingerprint("questions") + ":" + ctx.settings.embedding_model_for(collection)
+    return run_chunk_stage(ctx, scope, "questions", fingerprint, work, ("atomic_questions",), write_vectors,
+                           delete_vectors)

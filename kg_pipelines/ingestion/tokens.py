@@ -23,6 +23,7 @@ def packaged_model_path() -> Path:
 class TokenCounter:
     def __init__(self, tokenizer_file: Path | None = None):
         path = tokenizer_file or packaged_model_path() / "tokenizer.json"
+        self.name = f"wordpiece:{path.parent.name}/{path.name}"  # part of the chunking cache key
         self._tokenizer = Tokenizer.from_file(str(path))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()

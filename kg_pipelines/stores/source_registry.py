@@ -8,6 +8,10 @@ Each source keeps a ``generation``, bumped whenever it is registered with new co
 was removed, so run keys built from it never repeat for a new version, and the sensor ``tick``
 that last wrote it, so a tick whose result was lost (cursor not saved) can be recognised and redone.
 Removed sources stay as tombstones (``removed = 1``) to keep their generation.
+
+It also holds each collection's retry schedule (``collection_retries``): when its earliest failed
+chunk may be tried again and how many chunks are quarantined. The ingestion stages publish it;
+the retry sensor reads it, because a sensor must not open DuckDB.
 """
 
 from __future__ import annotations
@@ -45,6 +49,11 @@ class SourceRegistry:
                     content_hash TEXT, mtime REAL, generation INTEGER NOT NULL DEFAULT 1,
                     tick INTEGER NOT NULL DEFAULT 0, removed INTEGER NOT NULL DEFAULT 0,
                     registered_at TEXT NOT NULL)"""
+            )
+            conn.execute(
+                """CREATE TABLE IF NOT EXISTS collection_retries (
+                    collection TEXT PRIMARY KEY, next_retry_at REAL, quarantined INTEGER NOT NULL DEFAULT 0,
+                    updated_at TEXT NOT NULL)"""
             )
 
     def _connect(self) -> sqlite3.Connection:
@@ -94,3 +103,32 @@ class SourceRegistry:
             conn.executemany(
                 "UPDATE sources SET removed = 1, tick = ? WHERE document_id = ?", [(tick, d) for d in document_ids]
             )
+
+    def for_collection(self, collection: str) -> list[Source]:
+        """The collection's active sources."""
+        return self._select("WHERE removed = 0 AND collection = ?", [collection])
+
+    def collections(self) -> list[str]:
+        """Every collection that has (or had) a source."""
+        with closing(self._connect()) as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT collection FROM sources ORDER BY 1").fetchall()]
+
+    # -- the retry schedule -------------------------------------------------------------------
+    def publish_retries(self, collection: str, next_retry_at: datetime | None, quarantined: int) -> None:
+        with closing(self._connect()) as conn, conn:
+            conn.execute(
+                """INSERT INTO collection_retries VALUES (?, ?, ?, ?) ON CONFLICT (collection) DO UPDATE SET
+                next_retry_at = excluded.next_retry_at, quarantined = excluded.quarantined,
+                updated_at = excluded.updated_at""",
+                [collection, next_retry_at.timestamp() if next_retry_at else None, quarantined,
+                 datetime.now(timezone.utc).isoformat()],
+            )
+
+    def due_retries(self, now: datetime) -> list[tuple[str, datetime]]:
+        """Collections whose earliest failed chunk may be tried again now, with that time."""
+        with closing(self._connect()) as conn:
+            rows = conn.execute(
+                "SELECT collection, next_retry_at FROM collection_retries WHERE next_retry_at <= ? ORDER BY 1",
+                [now.timestamp()],
+            ).fetchall()
+        return [(c, datetime.fromtimestamp(t, timezone.utc)) for c, t in rows]

@@ -19,7 +19,11 @@ SCHEMA: dict[str, str] = {
     "documents": """
         document_id VARCHAR PRIMARY KEY, collection VARCHAR NOT NULL, source_path VARCHAR NOT NULL,
         title VARCHAR, content_hash VARCHAR, text VARCHAR, n_chars BIGINT,
-        status VARCHAR NOT NULL, error VARCHAR, ingested_at TIMESTAMPTZ, updated_at TIMESTAMPTZ""",
+        error VARCHAR, ingested_at TIMESTAMPTZ, updated_at TIMESTAMPTZ""",
+    # what the chunks stage last built each document from: its sync state
+    "document_chunking": """
+        document_id VARCHAR PRIMARY KEY, collection VARCHAR NOT NULL, content_hash VARCHAR NOT NULL,
+        settings_key VARCHAR NOT NULL, n_chunks INTEGER NOT NULL, updated_at TIMESTAMPTZ NOT NULL""",
     "chunks": """
         chunk_id VARCHAR PRIMARY KEY, document_id VARCHAR NOT NULL, collection VARCHAR NOT NULL,
         seq INTEGER NOT NULL, text VARCHAR NOT NULL, token_count INTEGER NOT NULL,
@@ -28,7 +32,8 @@ SCHEMA: dict[str, str] = {
     "chunk_state": """
         chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, stage VARCHAR NOT NULL,
         attempts INTEGER NOT NULL, status VARCHAR NOT NULL, error_kind VARCHAR, last_error VARCHAR,
-        input_hash VARCHAR, output_count INTEGER, updated_at TIMESTAMPTZ, next_run_at TIMESTAMPTZ,
+        input_hash VARCHAR, output_count INTEGER, dropped JSON, rounds INTEGER NOT NULL DEFAULT 0,
+        updated_at TIMESTAMPTZ, next_run_at TIMESTAMPTZ, collection VARCHAR NOT NULL,
         PRIMARY KEY (chunk_id, stage)""",
     "entities": """
         entity_id VARCHAR PRIMARY KEY, chunk_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL,
@@ -55,6 +60,10 @@ SCHEMA: dict[str, str] = {
         last_reinforced_at TIMESTAMPTZ, created_by VARCHAR NOT NULL, protected BOOLEAN NOT NULL,
         explanation VARCHAR, keywords VARCHAR[], source_topic_key VARCHAR,
         target_topic_key VARCHAR, support_count INTEGER NOT NULL""",
+    # what the graph last consumed of each document: its sync state
+    "graph_documents": """
+        document_id VARCHAR PRIMARY KEY, collection VARCHAR NOT NULL, input_key VARCHAR NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL""",
     # provenance: which document / chunk supports which node and edge
     "kg_node_support": """
         node_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
@@ -64,8 +73,34 @@ SCHEMA: dict[str, str] = {
         collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
 }
 
+# A document's status is derived from its chunks' states, never written by a later stage:
+# Failed (unreadable, nothing ingested), PartiallyFailed (a chunk failed or is quarantined),
+# Done (every chunk done in every stage, and chunked from the current text), else Pending.
+VIEWS = {
+    "document_status": """
+        WITH per_document AS (
+            SELECT c.document_id, count(DISTINCT c.chunk_id) AS chunks,
+                   count(*) FILTER (WHERE s.status = 'done') AS done_states,
+                   count(DISTINCT c.chunk_id) FILTER (WHERE s.status = 'failed') AS failed_chunks,
+                   count(DISTINCT c.chunk_id) FILTER (WHERE s.status = 'quarantined') AS quarantined_chunks
+            FROM chunks c LEFT JOIN chunk_state s ON s.chunk_id = c.chunk_id
+            GROUP BY c.document_id)
+        SELECT d.document_id, d.collection,
+               CASE WHEN d.text IS NULL THEN 'Failed'
+                    WHEN coalesce(p.failed_chunks, 0) + coalesce(p.quarantined_chunks, 0) > 0 THEN 'PartiallyFailed'
+                    WHEN dc.content_hash = d.content_hash AND coalesce(p.chunks, 0) = dc.n_chunks
+                         AND coalesce(p.done_states, 0) = dc.n_chunks * 3 THEN 'Done'
+                    ELSE 'Pending' END AS status,
+               coalesce(p.chunks, 0) AS chunks, coalesce(p.failed_chunks, 0) AS failed_chunks,
+               coalesce(p.quarantined_chunks, 0) AS quarantined_chunks, d.error
+        FROM documents d
+        LEFT JOIN per_document p USING (document_id)
+        LEFT JOIN document_chunking dc USING (document_id)""",
+}
+
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS chunks_document ON chunks (document_id)",
+    "CREATE INDEX IF NOT EXISTS chunk_state_document ON chunk_state (document_id)",
     "CREATE INDEX IF NOT EXISTS entities_chunk ON entities (chunk_id)",
     "CREATE INDEX IF NOT EXISTS relationships_chunk ON relationships (chunk_id)",
     "CREATE INDEX IF NOT EXISTS questions_chunk ON atomic_questions (chunk_id)",
@@ -89,6 +124,8 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     for statement in INDEXES:
         conn.execute(statement)
+    for view, sql in VIEWS.items():
+        conn.execute(f"CREATE OR REPLACE VIEW {view} AS {sql}")
 
 
 def column_types(conn: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
