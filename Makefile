@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 # torch is pinned to the CPU build; an unpinned torch pulls gigabytes of CUDA packages.
 PIP_INSTALL := $(BIN)/pip install --constraint .ci/constraints.txt
 DATA_DIR ?= $(abspath data)
+PORT ?= 3000
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test dev clean-data
+.PHONY: install demo test lint dev clean-data
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +30,20 @@ demo: install
 test: install
 	$(BIN)/python -m pytest
 
-## make dev: the Dagster UI, sensors and schedules on http://127.0.0.1:3000
+## make lint: ruff check and ruff format --check over the tree (.venv and data/ excluded); both always run
+lint: install
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/ruff format --check . || status=1; \
+	exit $$status
+
+## make dev: the Dagster UI, sensors and schedules on http://127.0.0.1:$(PORT) (`make dev PORT=3456`).
+## Ctrl-C (or SIGTERM to make) stops dagster dev and every process it started (kg_pipelines/dev_server.py).
+# `exec`: the launcher replaces the recipe's shell, so the SIGTERM make forwards reaches it directly.
 dev: install
 	$(BIN)/kg-pipelines --data-dir $(DATA_DIR) init
-	DAGSTER_HOME=$(DATA_DIR)/dagster_home KG_DATA_DIR=$(DATA_DIR) \
-		$(BIN)/dagster dev -h 127.0.0.1 -p 3000 -w workspace.yaml
+	exec env DAGSTER_HOME=$(DATA_DIR)/dagster_home KG_DATA_DIR=$(DATA_DIR) \
+		$(BIN)/python -m kg_pipelines.dev_server --host 127.0.0.1 --port $(PORT) --workspace workspace.yaml
 
 ## make clean-data: delete the generated stores under data/ (keeps data/inbox)
 clean-data:

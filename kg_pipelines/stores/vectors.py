@@ -7,7 +7,6 @@ rows (delete, then add). Every LanceDB write creates a table version; consolidat
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Sequence
 
@@ -15,14 +14,16 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 
+from kg_pipelines.collections import validate_collection_name
+
 KINDS = ("chunks", "questions")
-_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
 def table_name(kind: str, collection: str) -> str:
+    """``<kind>__<collection>``: one table per valid collection name, an invalid name is refused."""
     if kind not in KINDS:
         raise ValueError(f"unknown vector table kind {kind!r}")
-    return f"{kind}__{_UNSAFE.sub('_', collection)}"
+    return f"{kind}__{validate_collection_name(collection)}"
 
 
 def _sql_list(values: Sequence[str]) -> str:

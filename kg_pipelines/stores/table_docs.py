@@ -1,0 +1,151 @@
+"""One line per column of every warehouse table, shown in the Dagster UI's column schema.
+
+Keys follow ``SCHEMA`` in ``kg_pipelines.stores.warehouse`` (tests/test_table_docs.py fails when a
+column has no description or a description names a column that does not exist), and the words
+follow the README's "Tables" section.
+"""
+
+from __future__ import annotations
+
+_DOCUMENT_ID = "Document the row comes from (documents.document_id: `<collection>/<relative path>`)."
+_CHUNK_ID = "Chunk the row comes from (chunks.chunk_id)."
+_COLLECTION = "Knowledge collection of the document (its inbox sub-folder, or `ingest --collection`)."
+
+COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "documents": {
+        "document_id": "Stable id and Dagster partition key: `<collection>/<relative path>` "
+        "(characters unsafe in keys replaced, plus a short hash when that changed the path).",
+        "collection": _COLLECTION,
+        "source_path": "Path of the source file the document was read from.",
+        "title": "First Markdown heading, else the file name made readable (the file name when Failed).",
+        "content_hash": "SHA-256 of the file's bytes: an unchanged hash is an unchanged document; "
+        "NULL when the file could not be read at all.",
+        "text": "Extracted text (UTF-8 file or PDF text layer, line ends normalized); NULL when Failed.",
+        "n_chars": "Length of text in characters (0 when Failed).",
+        "status": "Pending / Done / PartiallyFailed (a chunk failed) from the chunks' states; "
+        "Failed when the file could not be read.",
+        "error": "Why the last read failed; kept next to the rows of an earlier good version, NULL after a good read.",
+        "ingested_at": "When the document was first ingested (kept for new versions of the file).",
+        "updated_at": "When the row last changed: a read, a status change or a recorded read failure.",
+    },
+    "chunks": {
+        "chunk_id": "`<document_id>#c0000`: the document id and the chunk's position.",
+        "document_id": _DOCUMENT_ID,
+        "collection": _COLLECTION,
+        "seq": "0-based position of the chunk in its document.",
+        "text": "A run of whole sentences of at most chunk_tokens tokens (an overlong sentence is cut at tokens).",
+        "token_count": "Tokens in text (offline token counter); at most the chunk_tokens setting.",
+        "char_start": "Offset of the chunk's first character in documents.text.",
+        "char_end": "Offset just past the chunk's last character in documents.text.",
+        "summary": "LLM summary of the chunk, written with prior_summary as context; empty if summarizing failed.",
+        "prior_summary": "The last good summary before this chunk, given to the LLM as context (empty for the first).",
+        "text_hash": "SHA-1 of text: when it changes, the per-chunk stages run again for the chunk.",
+    },
+    "chunk_state": {
+        "chunk_id": "Chunk this state belongs to (chunks.chunk_id); one row per chunk and stage.",
+        "document_id": _DOCUMENT_ID,
+        "stage": "Per-chunk LLM stage: summarize / extract / questions.",
+        "attempts": "Calls made for the chunk in the stage's last run (the first attempt plus retries).",
+        "status": "done, or failed when every retry failed (the next run of the document tries again).",
+        "error_kind": "Kind of the last failed attempt: schema (answer outside the contract) / api (HTTP 429, 5xx, "
+        "connection) / timeout / internal; NULL when no attempt failed.",
+        "last_error": "Message of the last failed attempt; NULL when no attempt failed.",
+        "input_hash": "Hash of what the stage processed (the chunk's text_hash; for summarize, text and prior "
+        "summary): unchanged input is not processed again.",
+        "output_count": "Rows the stage produced for the chunk (1 summary, n entities or questions); 0 is an "
+        "explicit empty result or a failed summary, NULL a failed extract or questions call.",
+        "updated_at": "When the stage last wrote this state.",
+        "next_run_at": "For a failed chunk, the earliest time a later run should retry it (backoff); NULL when done.",
+    },
+    "entities": {
+        "entity_id": "`<chunk_id>/e000`: the chunk id and the entity's position in the chunk's extraction.",
+        "chunk_id": _CHUNK_ID,
+        "document_id": _DOCUMENT_ID,
+        "collection": _COLLECTION,
+        "name": "Normalized name: trimmed, ordinary words title-cased, symbols such as SIRT1 or NAD+ kept as written.",
+        "entity_type": "One of the configured entity types (lower case).",
+        "description": "What the chunk says about the entity (descriptions of duplicates in the chunk merged).",
+        "node_id": "Graph node of the entity (kg_nodes.node_id): `<type>:<normalized name>`, "
+        "one node across documents and collections.",
+    },
+    "relationships": {
+        "relationship_id": "`<chunk_id>/r000`: the chunk id and the relationship's position in the chunk's extraction.",
+        "chunk_id": _CHUNK_ID,
+        "document_id": _DOCUMENT_ID,
+        "collection": _COLLECTION,
+        "source_name": "Normalized name of the entity the relationship starts at (an entity of the same chunk).",
+        "target_name": "Normalized name of the entity the relationship points to (an entity of the same chunk).",
+        "keywords": "Keywords the LLM gave the relationship (united over duplicates in the chunk).",
+        "tags": "The keywords split into single lower-case tags, for search.",
+        "description": "What the chunk says about the relationship (descriptions of duplicates merged); "
+        "the RELATED edge's explanation.",
+        "source_node_id": "Graph node of the source entity (kg_nodes.node_id, `<type>:<normalized name>`).",
+        "target_node_id": "Graph node of the target entity (kg_nodes.node_id, `<type>:<normalized name>`).",
+    },
+    "atomic_questions": {
+        "question_id": "`<chunk_id>/q00`: the chunk id and the question's position.",
+        "chunk_id": "Chunk that answers the question (chunks.chunk_id); the ANSWERS_IN edge points to it.",
+        "document_id": _DOCUMENT_ID,
+        "collection": _COLLECTION,
+        "seq": "0-based position of the question among its chunk's questions.",
+        "question": "A specific question the chunk directly answers (5 to 10 per chunk); embedded in LanceDB "
+        "`questions__<collection>`.",
+    },
+    "kg_nodes": {
+        "node_id": "`<entity type>:<normalized name>` for entities, `chunk:<chunk_id>`, `question:<question_id>`.",
+        "node_kind": "entity / chunk / question.",
+        "node_type": "The entity type for entities, `chunk` for chunks, `atomic_question` for questions.",
+        "name": "Entity name, `<document title> [n]` for a chunk, the question for a question "
+        "(from the earliest supporting chunk).",
+        "description": "Entity description, the chunk's summary (else its first 300 characters), or the question.",
+        "topic_key": "`type:<entity type>` for entities, `doc:<document_id>` for chunks and questions.",
+        "energy": "JSON map: collection -> tanh(0.2 x the node's supporting chunks in that collection).",
+        "base_weight": "Weight of the node for consolidation and merges (1.0 when the pipeline creates it).",
+        "support_count": "Supporting chunks: the node's rows in kg_node_support.",
+        "created_by": "pipeline / user / merger; ingestion only updates and deletes what the pipeline made.",
+        "created_at": "When the node was created (kept when documents are ingested again).",
+        "updated_at": "When ingestion last recomputed the node's name, description, support and energy.",
+        "metadata": "JSON object of further attributes (`{}` when the pipeline creates the node).",
+        "merge_history": "JSON list of the merges that folded duplicates into this node (`[]` until a merge).",
+    },
+    "kg_edges": {
+        "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
+        "source_id": "Node the edge starts at (kg_nodes.node_id).",
+        "target_id": "Node the edge points to (kg_nodes.node_id).",
+        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk).",
+        "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
+        "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
+        "created_at": "When the edge was created (kept when documents are ingested again).",
+        "last_activated_at": "When retrieval last activated the edge; NULL until then.",
+        "last_reinforced_at": "When a newly supporting document last reinforced the edge; NULL until then.",
+        "created_by": "pipeline / user / merger; ingestion only updates and deletes what the pipeline made.",
+        "protected": "True when consolidation must never prune the edge (marked important by a user).",
+        "explanation": "Why the edge exists: the relationship description, the entity description (MENTIONS) "
+        "or the question (ANSWERS_IN), from the earliest supporting chunk.",
+        "keywords": "Distinct relationship tags over all support, sorted (empty for MENTIONS and ANSWERS_IN).",
+        "source_topic_key": "topic_key of the source node.",
+        "target_topic_key": "topic_key of the target node.",
+        "support_count": "Supporting chunks: the edge's rows in kg_edge_support.",
+    },
+    "kg_node_support": {
+        "node_id": "Supported node (kg_nodes.node_id).",
+        "document_id": "Document of the supporting chunk; re-ingesting or removing it replaces its support rows.",
+        "chunk_id": "Chunk that supports the node (chunks.chunk_id).",
+        "collection": "Collection of the supporting chunk (a key of the node's energy map).",
+        "name": "The node's name as this chunk gives it.",
+        "description": "The node's description as this chunk gives it.",
+    },
+    "kg_edge_support": {
+        "edge_id": "Supported edge (kg_edges.edge_id).",
+        "document_id": "Document of the supporting chunk; re-ingesting or removing it replaces its support rows.",
+        "chunk_id": "Chunk that supports the edge (chunks.chunk_id).",
+        "collection": "Collection of the supporting chunk.",
+        "explanation": "The edge's explanation as this chunk gives it.",
+        "keywords": "Tags this chunk gives the edge (the relationship's tags; empty for MENTIONS and ANSWERS_IN).",
+    },
+}
+
+
+def column_description(table: str, column: str) -> str | None:
+    """The column's description, None when it has none (yet)."""
+    return COLUMN_DESCRIPTIONS.get(table, {}).get(column)
