@@ -136,6 +136,8 @@ _AGENT_GAP_BREAK = re.compile(
     r"if|then|it|its|they|their|he|she|we|this|these)\b",
     re.IGNORECASE,
 )
+_DIRECTIONS = frozenset("North South East West Northern Southern Eastern Western Central Upper Lower Greater Inner Outer".split())
+_ABSTRACT_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ism", "ship", "ance", "ence", "hood", "ology", "ics")
 _LIST_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE)
 _COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
 _OBJECT_GAP_BREAK = re.compile(r"[;:]|\b(?:which|who|whereas|while|but|although|because)\b", re.IGNORECASE)
@@ -324,6 +326,7 @@ class _Recogniser:
         self.bio = sum(1 for t in tokens if t.key in voc.BIO_CUES) >= 2
         self.definitions = _abbreviation_definitions(text, tokens, self.token_starts)
         self.title_name: str | None = None
+        self._lower_words: set[str] | None = None
         self.defined_abbr = {d[2] for d in self.definitions}
 
     # joiners -------------------------------------------------------------------------------------
@@ -657,8 +660,8 @@ class _Recogniser:
                 j += 1  # "World War I", "Henry VIII"
             start, end = i, j
             at_start = self.clause_start(i)
-            while start <= end and (toks[start].key in lx.STOPWORDS or toks[start].key in lx.COMMON_CAPITALISED
-                                    or toks[start].text in lx.PERSON_TITLES):
+            while start <= end and (toks[start].key in lx.STOPWORDS and toks[start].key != "new"
+                                    or toks[start].key in lx.COMMON_CAPITALISED or toks[start].text in lx.PERSON_TITLES):
                 start += 1
             while end >= start and (toks[end].key in lx.NAME_PARTICLES or toks[end].key in lx.COMMON_CAPITALISED):
                 end -= 1
@@ -673,6 +676,8 @@ class _Recogniser:
                     keep = False
                 if tier == 3 and self.in_parens[start]:
                     keep = False
+                if tier == 3 and (last in lx.DEMONYMS or len(words) == 1 and self._common_word(first)):
+                    keep = False  # "South Korean", "Records", "Life": no name
                 if keep:
                     surface = text[toks[start].start : toks[end].end]
                     self.add(start, end + 1, lx.display_name(surface), types, tier)
@@ -683,10 +688,14 @@ class _Recogniser:
         toks, text = self.tokens, self.text
         first, last = words[0], words[-1]
         after = toks[end].raw_end
-        if last in lx.ORG_WORDS or first in lx.ORG_WORDS:
+        if len(words) == 1 and (first in lx.ORG_WORDS or first in lx.LOCATION_LAST or first in lx.LOCATION_FIRST):
+            return ("concept",), 3  # "Records", "Park" alone name nothing (dropped as common words)
+        if last in lx.ORG_WORDS or first in lx.ORG_FIRST:
             return ("organization",), 2
         if last in lx.LOCATION_LAST or first in lx.LOCATION_FIRST:
             return ("location",), 2
+        if len(words) >= 2 and first in _DIRECTIONS and _known_place(" ".join(words[1:])):
+            return ("location",), 2  # "Southern United States", "North Wales"
         if _BORN.match(text, after) or _LIFE_DATES.match(text, after):
             return ("person",), 2
         head = _definition_head(text, after)
@@ -695,6 +704,18 @@ class _Recogniser:
         if len(words) >= 2 and first in voc.GIVEN_NAMES and not any(w in lx.ORG_WORDS for w in words) \
                 and all(_is_cap(w) or len(w) == 1 or w.lower() in lx.NAME_PARTICLES for w in words):
             return ("person",), 2
+        if start > 0 and self.spaced(start - 1) and toks[start - 1].text.islower():
+            noun = toks[start - 1].key  # "the band Metallica", "the city of Adelaide"
+            if noun == "of" and start > 1 and self.spaced(start - 2):
+                noun = toks[start - 2].key
+            if noun in voc.ORGANIZATION_NOUNS:
+                return ("organization",), 2
+            if noun in voc.LOCATION_NOUNS:
+                return ("location",), 2
+        if len(words) == 1 and first in voc.GIVEN_NAMES and not self.clause_start(start):
+            return ("person",), 2  # "David" after "David Bowie", or a first name alone
+        if len(words) >= 2 and last.endswith("s") and len(last) > 4 and _known_place(" ".join(words[:-1])):
+            return ("organization",), 2  # a team: "Chicago Bulls", "New York Yankees"
         before = text[max(0, toks[start].start - 40) : toks[start].start]
         if 2 <= len(words) <= 4 and (_BY_PERSON.search(before) or start > 0 and toks[start - 1].key in voc.PERSON_NOUNS
                                      and self.spaced(start - 1)):
@@ -702,6 +723,22 @@ class _Recogniser:
         if _BORN_IN.search(before) or _IN_PLACE.search(before) and _place_after(text, after):
             return ("location",), 2
         return ("concept",), 3
+
+    def _common_word(self, word: str) -> bool:
+        if word in lx.ORG_WORDS or word in lx.LOCATION_LAST:
+            return True
+        """A capitalised word that is an ordinary word: in the general vocabulary of titles and
+        labels, a head noun, an abstract noun by its ending, or written in lower case elsewhere in
+        the text."""
+        low = word.lower()
+        if low in voc.GENERIC_CAPITALISED or low in voc.PERSON_NOUNS or low in voc.LOCATION_NOUNS \
+                or low in voc.ORGANIZATION_NOUNS or low in voc.WORK_NOUNS or low in lx.COMMON_CAPITALISED:
+            return True
+        if low.endswith(_ABSTRACT_ENDINGS) and len(low) > 6:
+            return True
+        if self._lower_words is None:
+            self._lower_words = {t.key for t in self.tokens if t.text.islower()}
+        return low in self._lower_words
 
     def _title_like_sentences(self) -> set[int]:
         """Sentences written in title case (headings, titles): no capitalised-phrase concepts.
@@ -768,8 +805,8 @@ class _Recogniser:
             chosen.append(cand)
         chosen.sort(key=lambda c: c[0])
         chosen = self._abbreviations(chosen)
-        self._propagate_types(chosen)
         self._type_title(chosen)
+        self._propagate_types(chosen)
         return [self._mention(*c) for c in chosen]
 
     def _type_title(self, chosen: list[tuple[int, int, str, tuple[str, ...], int]]) -> None:
@@ -816,6 +853,12 @@ class _Recogniser:
                 extended.setdefault(" ".join(words[:-1]), c[3])
             if c[3][0] == "person" and len(words) > 1:
                 surnames.add(words[-1])
+        alone = {c[2] for c in chosen if " " not in c[2] and c[4] >= 2}
+        for c in chosen:  # "Nigella Lawson ... Lawson": a full name whose surname is used alone
+            words = c[2].split(" ")
+            if c[3] == ("concept",) and 2 <= len(words) <= 3 and words[-1] in alone and all(_is_cap(w) for w in words):
+                surnames.add(words[-1])
+                typed.setdefault(c[2], ("person",))
             if c[3] != ("concept",):
                 typed.setdefault(c[2], c[3])
         toks = self.tokens
@@ -910,6 +953,11 @@ class _Recogniser:
         out = kept + added
         out.sort(key=lambda c: c[0])
         return out
+
+
+def _known_place(name: str) -> bool:
+    entry = lx.GAZETTEER_EXACT.get(name)
+    return entry is not None and entry.types[0] == "location"
 
 
 def _place_after(text: str, pos: int) -> bool:

@@ -416,7 +416,8 @@ participants note notes data however although moreover furthermore therefore thu
 second third here there this these those the a an in on at for from by with our we they it its their
 january february march april may june july august september october november december monday tuesday
 wednesday thursday friday saturday sunday author authors editor review article study studies trial patients
-group groups control controls week weeks day days year years
+group groups control controls week weeks day days year years starring featuring directed written produced
+including according born founded located based after before during since
     """.split()
 )
 
@@ -526,31 +527,20 @@ memory effector helper regulatory naive mesenchymal hematopoietic haematopoietic
 )
 
 # Capitalised-phrase cues for the general domain.
-ORG_WORDS = frozenset(
-    """
-University Institute Institutes Inc Corp Corporation Company Ltd LLC Foundation Association Society Agency
-Council Ministry Hospital College Laboratory Laboratories Center Centre Organization Organisation Bank
-Pharmaceuticals Therapeutics Biosciences Academy Commission Committee Department Union Party Club
-    """.split()
-)
+ORG_WORDS = voc.ORG_LAST
+ORG_FIRST = voc.ORG_FIRST
 LOCATION_LAST = frozenset(
     """
 River City Lake Mountain Mountains Sea Ocean Island Islands Valley County Province Bay Gulf Desert Canyon
 Peninsula Strait Delta Basin Falls Forest Region Republic Kingdom Town Village Coast Plateau Plain Plains
-Hills Alps Street Square
+Hills Alps Street Square Avenue Road Bridge Park Airport Station Harbour Harbor Beach Heights Springs
+District Township Parish Borough State Territory Archipelago Glacier Volcano Creek Reservoir Canal
     """.split()
 )
-LOCATION_FIRST = frozenset("Lake Mount Mt Gulf Bay Cape Isle Port Fort Saint St Sierra Rio".split())
-DEMONYMS = frozenset(
-    """
-American British English French German Polish Italian Spanish Portuguese Dutch Swedish Norwegian Danish
-Finnish Russian Austrian Hungarian Czech Greek Turkish Chinese Japanese Korean Indian African Asian European
-Canadian Mexican Brazilian Australian Irish Scottish Welsh Swiss Belgian Roman Latin Arabic Persian Jewish
-Christian Muslim Catholic Protestant Western Eastern Northern Southern Gram
-    """.split()
-)
-PERSON_TITLES = frozenset("Dr Prof Professor Mr Mrs Ms Sir Dame Lord Lady".split())
-NAME_PARTICLES = frozenset("of de da di du del della der van von la le".split())
+LOCATION_FIRST = voc.LOCATION_FIRST
+DEMONYMS = voc.DEMONYMS
+PERSON_TITLES = voc.PERSON_TITLES
+NAME_PARTICLES = frozenset("of de da di du del della der van von la le bin ibn al".split())
 
 # -- relation cues ---------------------------------------------------------------------------------
 

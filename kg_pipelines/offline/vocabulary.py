@@ -253,6 +253,24 @@ Idaho
 Illinois
 Indiana
 Iowa
+Britain
+America
+Western Australia
+South Australia
+Northern Territory
+Uttar Pradesh
+Maharashtra
+Tamil Nadu
+Kerala
+Karnataka
+West Bengal
+Gujarat
+Rajasthan
+Bihar
+Assam
+Andhra Pradesh
+Telangana
+Midwest
 Kansas
 Kentucky
 Louisiana
@@ -515,6 +533,29 @@ Giuseppe Gustav Hans Heinrich Helmut Hugo Igor Ingrid Jacques Jan Javier Jens Jo
 Juan Jürgen Karl Klaus Lars Leonardo Ludwig Luigi Manuel Marco Marcel Mikhail Miguel Mohammed Muhammad Nikolai
 Olga Otto Pablo Pedro Pierre Pietro Rafael Ricardo Roberto Rudolf Sergei Sergey Sven Vladimir Wilhelm Wolfgang
 Yuri Akira Hiroshi Kenji Takashi Yoshi Wei Ming Chen Li Jun Raj Rahul Amit Sanjay Priya
+Abdul Abigail Ada Adele Agnes Aidan Aileen Alfonso Alicia Alma Amir Ana Andre André Angus Anton Archibald Arnold
+Astrid Axel Barney Basil Beatrice Benedict Bernadette Bertrand Bette Beverly Blake Boris Brendan Bridget Brooke
+Bruno Bryce Buck Byron Caleb Calvin Camille Candace Carla Carmen Caroline Carrie Casey Cecil Cecilia Cedric
+Chandra Chad Charlene Chester Chloe Christie Clark Claudio Clifford Clint Clyde Cody Cole Conan Conrad Cora Cornelius
+Courtney Curtis Daisy Damian Damon Dana Daphne Darius Darryl Dave Dawn Della Delia Desmond Dexter Dolores Dominique
+Doris Dylan Earnest Edna Eli Elias Elijah Eliza Ella Ellie Elliot Elliott Elmer Eloise Elsa Elvis Emile Emilia
+Emmett Enzo Erich Ernie Ernst Errol Esther Ethel Eugenia Eunice Eva Everett Ezra Fatima Faye Felicity Fiona
+Floyd Francesca Freddie Frida Gail Garrett Gemma Geoffrey Gerard Gerhard Gertrude Gideon Gillian Giulia Gladys
+Glenda Gordon Greta Gretchen Gwen Gwendolyn Hal Hank Hans Harriet Hassan Hazel Hector Heidi Helga Herman Hilda
+Holly Homer Horace Howard Hubert Humphrey Ian Iain Ida Ignacio Ike Ilya Imogen Ingrid Ira Iris Irving Isaiah Ivy
+Jacques Jade Jake Jared Jasmine Jasper Javier Jeanne Jed Jennie Jeremiah Jess Jessie Joanne Jody Johanna Jonah
+Josef Judd Jules Juliet June Justine Kai Karina Katharine Kay Keanu Kelvin Kendall Kent Kerry Kirsten Kurt Lance
+Lara Laurence Laurie Lee Leigh Lena Leroy Leslie Liam Lily Lionel Liza Lorenzo Lorna Lou Lucille Luther Lydia
+Lyle Mabel Mack Madeleine Madison Mae Maggie Malcolm Mandy Marcus Margot Marian Marina Marjorie Marlene Marshall
+Mason Mathilde Matilda Maude Maurice Mavis Maxwell May Meg Mel Melanie Mervyn Mia Mickey Milo Mina Miriam Mohan
+Mona Monty Morgan Morris Moses Muriel Myrtle Nadia Naomi Nat Ned Nell Nelson Neville Nigel Nigella Nina Noel Nora
+Norma Norris Olaf Olive Ollie Omar Orson Oswald Otis Ozzy Pat Patsy Percy Perry Pete Petra Phoebe Pierce Piers
+Priscilla Quentin Quincy Rafael Ralph Ramon Randall Raquel Reed Reggie Rex Rhys Ricardo Riley Rita Roland Rolf
+Roman Ronnie Rosa Rosalind Rosemary Ross Rowan Rudy Rufus Rupert Rusty Sabrina Sadie Salvador Sammy Sandy Saul
+Selma Serena Seth Shabana Shane Shannon Shelby Sheldon Sherman Sid Silas Simone Sonia Sonny Spencer Stan Stefan
+Sterling Stewart Sue Sunny Sybil Tabitha Tamara Tanya Tara Terence Tess Thelma Theo Tobias Toby Trevor Trudy
+Uma Ursula Val Vera Vernon Veronica Vic Viktor Vince Viola Violet Vivian Wade Wallace Walt Ward Wendell Wilbur
+Wilfred Will Willis Winifred Winston Woody Xavier Yasmin Yolanda Yusuf Zach Zoe
 """
 )
 
@@ -727,4 +768,86 @@ DRUG_CONTEXT_BEFORE = (
     "injection of", "exposure to", "exposed to", "given", "received", "receiving", "intake of", "concentrations of",
     "levels of", "supplemented with", "supplementation with", "pretreated with", "pretreatment with",
     "combination of", "combined with",
+)
+
+# -- general text -------------------------------------------------------------------------------------
+
+# Nationality and regional adjectives: "a South Korean film" names no entity.
+DEMONYMS = _words(
+    """
+American British English French German Polish Italian Spanish Portuguese Dutch Swedish Norwegian Danish
+Finnish Russian Austrian Hungarian Czech Greek Turkish Chinese Japanese Korean Indian African Asian European
+Canadian Mexican Brazilian Australian Irish Scottish Welsh Swiss Belgian Roman Latin Arabic Persian Jewish
+Christian Muslim Catholic Protestant Western Eastern Northern Southern Gram Argentine Argentinian Chilean
+Colombian Peruvian Venezuelan Cuban Jamaican Haitian Nigerian Ghanaian Kenyan Ethiopian Egyptian Moroccan
+Algerian Tunisian Libyan Sudanese Somali Ugandan Tanzanian Zimbabwean Iranian Iraqi Syrian Lebanese Israeli
+Palestinian Jordanian Saudi Emirati Afghan Pakistani Bangladeshi Nepalese Sri Lankan Burmese Thai Vietnamese
+Cambodian Malaysian Indonesian Filipino Singaporean Taiwanese Mongolian Tibetan Ukrainian Belarusian Romanian
+Bulgarian Serbian Croatian Slovenian Slovak Bosnian Albanian Macedonian Lithuanian Latvian Estonian Icelandic
+Georgian Armenian Azerbaijani Kazakh Uzbek Soviet Yugoslav Prussian Bavarian Flemish Catalan Basque Sicilian
+Venetian Tuscan Neapolitan Corsican Breton Cornish Texan Californian Hawaiian Alaskan Quebecois Anglo Franco
+Hispanic Nordic Scandinavian Baltic Slavic Celtic Germanic Byzantine Ottoman Victorian Elizabethan Edwardian
+Georgian Medieval Hindu Buddhist Sikh Islamic Orthodox Anglican Lutheran Methodist Baptist Evangelical
+Republican Democratic Democrat Conservative Liberal Labour Socialist Communist Marxist Olympic Paralympic
+Arctic Antarctic Atlantic Pacific Mediterranean Caribbean Oceanic Continental Federal National International
+Kiwi Aussie Dominican Puerto Rican Salvadoran Guatemalan Honduran Nicaraguan Panamanian Bolivian Ecuadorian
+Paraguayan Uruguayan Senegalese Malian Cameroonian Congolese Angolan Mozambican Zambian Namibian Rwandan
+    """
+)
+# Capitalised common words that begin sentences, label things or stand in titles, but name nothing
+# on their own ("Life", "World", "Records", "President").
+GENERIC_CAPITALISED = _words(
+    """
+life world time home people man woman men women boy boys girl girls children child family love music art
+science history culture nature society education government state states city country king queen prince
+princess president minister premier leader chief captain general emperor empress pope saint lord lady sir
+senator governor mayor chairman director manager coach head member members party game games show series
+season episode album song single record records film films movie book novel story stories news radio
+television network channel station league cup championship tournament award awards prize medal final finals
+division conference club team band group company corporation office department ministry council committee
+court house senate congress parliament assembly church school college university hospital museum library
+park street road bridge tower hall castle palace island islands river lake mountain valley forest
+north south east west northern southern eastern western central upper lower new old great grand little
+big top first second third last next best live dead death war peace battle army navy force forces air sea
+land gold silver bronze black white red blue green day night summer winter spring autumn year years age
+century era period internet web online software computer program programme system systems version edition
+project report study research theory law act bill order rule power energy money market trade industry
+business economy service services product products brand model models type types level levels part parts
+number numbers list index code data information media press print paper papers letter letters word words
+name names title titles language languages religion god gods heaven hell devil angel spirit soul mind body
+heart blood fire water earth wind light dark darkness star stars sun moon sky space planet universe
+christmas easter olympics census anatomy physics chemistry biology mathematics medicine philosophy
+economics politics sports sport football soccer baseball basketball hockey tennis golf boxing racing
+champion champions hero heroes legend legends master masters star stars idol icon
+    """
+)
+# Honorifics and offices written before a name ("President Chiang", "Dr. Smith"); words that also
+# begin names of other things ("General Motors", "Saint Louis") are not among them.
+PERSON_TITLES = _words(
+    """
+Dr Prof Professor Mr Mrs Ms Miss Mme Sir Dame Lord Lady President King Queen Prince Princess Pope Senator
+Governor Emperor Empress Sultan Tsar Czar Rev Reverend Sheikh Bishop Cardinal Archbishop Chancellor Mayor
+Rabbi Imam Duke Duchess Earl Baron Baroness Countess Colonel Lieutenant Sergeant Admiral
+    """
+)
+# Last words of organisation names ("Marvel Comics", "National Football League", "Pizza Hut").
+ORG_LAST = _words(
+    """
+University Institute Institutes Inc Corp Corporation Company Co Ltd LLC PLC plc GmbH AG Foundation Association
+Society Agency Council Ministry Hospital College Laboratory Laboratories Center Centre Organization
+Organisation Bank Pharmaceuticals Therapeutics Biosciences Academy Commission Committee Department Union Party
+Club League Conference Federation Network Networks Records Recordings Comics Pictures Studios Studio
+Entertainment Media Press Publishing Publishers Group Airlines Airways Airlines Railway Railways Motors
+Systems Technologies Software Games Broadcasting Television Channel Bureau Service Services Trust Fund Fund
+Orchestra Band Ensemble Choir Theatre Theater Museum Gallery Library School Seminary Brewery Magazine Times
+Post Herald Tribune Gazette Daily Journal Chronicle Observer Telegraph Guardian Army Navy Corps Police
+Brigade Regiment Division Battalion Squadron Church Cathedral Abbey Monastery Parliament Senate Congress
+Assembly Court Cabinet Council Government Administration Alliance Coalition FC AFC Athletic Athletics Rangers Rovers Wanderers Hotspur Albion Hut
+Animation Industries Holdings Partners Associates Capital Ventures Labs Electronics Foods Stores Cinemas Productions
+    """
+)
+ORG_FIRST = _words("University Institute Bank Church Museum College Ministry Department House Government Council Order Society")
+LOCATION_FIRST = _words(
+    "Lake Mount Mt Gulf Bay Cape Isle Port Fort Saint St Sierra Rio Republic Kingdom Duchy Principality Province "
+    "County Isles Strait Sea Ocean Gulf"
 )
