@@ -20,13 +20,22 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "title": "First Markdown heading, else the file name made readable (the file name when Failed).",
         "content_hash": "SHA-256 of the file's bytes: an unchanged hash is an unchanged document; "
         "NULL when the file could not be read at all.",
-        "text": "Extracted text (UTF-8 file or PDF text layer, line ends normalized); NULL when Failed.",
-        "n_chars": "Length of text in characters (0 when Failed).",
-        "status": "Pending / Done / PartiallyFailed (a chunk failed) from the chunks' states; "
-        "Failed when the file could not be read.",
+        "text": "Extracted text (UTF-8 file or PDF text layer, line ends normalized); NULL when the file "
+        "could not be read (the document_status view then says Failed).",
+        "n_chars": "Length of text in characters (0 when the file could not be read).",
         "error": "Why the last read failed; kept next to the rows of an earlier good version, NULL after a good read.",
         "ingested_at": "When the document was first ingested (kept for new versions of the file).",
-        "updated_at": "When the row last changed: a read, a status change or a recorded read failure.",
+        "updated_at": "When the row last changed: a new version read, or a read failure recorded.",
+    },
+    "document_chunking": {
+        "document_id": "Document the chunks stage last built chunks for (documents.document_id).",
+        "collection": _COLLECTION,
+        "content_hash": "documents.content_hash of the version the chunks were built from; another current "
+        "hash means chunking again.",
+        "settings_key": "Digest of what else shapes the chunks (chunk_tokens, tokenizer, the summarizer's LLM "
+        "fingerprint, the embedding model); a change means chunking again.",
+        "n_chunks": "Chunks built for the document (the document_status view checks they are all there).",
+        "updated_at": "When the chunks stage last built the document's chunks.",
     },
     "chunks": {
         "chunk_id": "`<document_id>#c0000`: the document id and the chunk's position.",
@@ -44,18 +53,25 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "chunk_state": {
         "chunk_id": "Chunk this state belongs to (chunks.chunk_id); one row per chunk and stage.",
         "document_id": _DOCUMENT_ID,
+        "collection": _COLLECTION,
         "stage": "Per-chunk LLM stage: summarize / extract / questions.",
-        "attempts": "Calls made for the chunk in the stage's last run (the first attempt plus retries).",
-        "status": "done, or failed when every retry failed (the next run of the document tries again).",
-        "error_kind": "Kind of the last failed attempt: schema (answer outside the contract) / api (HTTP 429, 5xx, "
-        "connection) / timeout / internal; NULL when no attempt failed.",
-        "last_error": "Message of the last failed attempt; NULL when no attempt failed.",
-        "input_hash": "Hash of what the stage processed (the chunk's text_hash; for summarize, text and prior "
-        "summary): unchanged input is not processed again.",
+        "attempts": "Calls made for the chunk in the stage's last round (the first attempt plus retries with backoff).",
+        "status": "done / failed (another round runs at next_run_at) / quarantined (after max_retry_rounds "
+        "failed rounds: left alone until its input changes or `kg-pipelines retry`).",
+        "error_kind": "Why the last round failed: schema (answer outside the contract) / api (HTTP 429, 5xx, "
+        "connection) / timeout / internal; NULL when done.",
+        "last_error": "Message of the last failed attempt; NULL when done.",
+        "input_hash": "Digest of the stage's input (the chunk's text, for summarize also the prior summary) and "
+        "of its LLM fingerprint (provider, model, prompt, settings); a change runs the stage again.",
         "output_count": "Rows the stage produced for the chunk (1 summary, n entities or questions); 0 is an "
-        "explicit empty result or a failed summary, NULL a failed extract or questions call.",
+        "explicit empty result or a failed summary, NULL a failed extract or questions round.",
+        "dropped": "JSON counts of what post-processing left out of the LLM answer, by reason (empty_name, "
+        "unknown_endpoint, self_loop); NULL when nothing was.",
+        "rounds": "Failed rounds in a row on the same input (0 when done); at max_retry_rounds the chunk is "
+        "quarantined.",
         "updated_at": "When the stage last wrote this state.",
-        "next_run_at": "For a failed chunk, the earliest time a later run should retry it (backoff); NULL when done.",
+        "next_run_at": "For a failed chunk, when the next round may run (the delay doubles per round; the retry "
+        "sensor launches it); NULL when done or quarantined.",
     },
     "entities": {
         "entity_id": "`<chunk_id>/e000`: the chunk id and the entity's position in the chunk's extraction.",
@@ -126,6 +142,13 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "source_topic_key": "topic_key of the source node.",
         "target_topic_key": "topic_key of the target node.",
         "support_count": "Supporting chunks: the edge's rows in kg_edge_support.",
+    },
+    "graph_documents": {
+        "document_id": "Document whose stage outputs the graph last consumed (documents.document_id).",
+        "collection": _COLLECTION,
+        "input_key": "Digest of the document's version, title and chunk_state rows when the graph consumed them; "
+        "another current digest makes the graph sync the document again.",
+        "updated_at": "When the graph last consumed the document.",
     },
     "kg_node_support": {
         "node_id": "Supported node (kg_nodes.node_id).",
