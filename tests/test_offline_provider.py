@@ -239,3 +239,108 @@ def test_it_is_fast():
         client.extract("p", text)
         client.atomic_questions("p", text)
     assert time.perf_counter() - started < 2.0  # about 3 ms a passage; generous for slow machines
+
+
+# -- the rules of issue 6 (own passages; nothing here is in any lexicon) ----------------------------
+
+
+def relations_of(result) -> dict[tuple[str, str], list[str]]:
+    return {(r.source_entity, r.target_entity): r.relationship_keywords for r in result.relationships}
+
+
+def test_a_passive_verb_reverses_the_direction():
+    text = "In the colon, propionate is produced by Veillonella parvula. Lactate is consumed by the same microbe."
+    rel = relations_of(make_client().extract("p", text))
+    assert rel[("Veillonella Parvula", "Propionate")] == ["produces"]
+    assert ("Propionate", "Veillonella Parvula") not in rel
+
+
+def test_relation_cues_come_from_between_the_two_mentions_only():
+    text = "In a double-blind study that lasted two years, metformin was given to volunteers with obesity."
+    result = make_client().extract("c", text)
+    rel = relations_of(result)
+    assert rel[("Metformin", "Obesity")] == ["co-occurrence"]  # "double-blind" is no cue, and not between them
+    assert all("increases" not in kw for kw in rel.values())
+
+
+def test_list_items_are_not_relations_of_each_other():
+    text = "Obesity raises the risk of gout, asthma and colorectal cancer."
+    rel = relations_of(make_client().extract("l", text))
+    items = ("Gout", "Asthma", "Colorectal Cancer")
+    for item in items:
+        assert "risk" in rel[("Obesity", item)]
+    assert not any(s in items and t in items for s, t in rel)
+
+
+def test_a_pair_without_cue_is_a_co_occurrence():
+    rel = relations_of(make_client().extract("o", "Quercetin and fisetin were both measured in the liver of old rats."))
+    assert rel and all(kw == ["co-occurrence"] for (s, t), kw in rel.items() if {s, t} != {"Quercetin", "Fisetin"})
+    assert ("Quercetin", "Fisetin") not in rel  # a list
+
+
+def test_names_keep_their_initials_and_particles():
+    text = (
+        "The screenplay was written by Robert A. Stemmle in 1949. Ludwig van Beethoven dedicated a sonata to "
+        "a patron, and Charles de Gaulle was born in Lille. J. R. R. Tolkien taught at Oxford."
+    )
+    types = by_name(make_client().extract("n", text))
+    for name in ("Robert A. Stemmle", "Ludwig van Beethoven", "Charles de Gaulle", "J. R. R. Tolkien"):
+        assert types.get(name) == "person", name
+    assert not {"Robert", "Stemmle", "Ludwig", "Beethoven", "Charles", "Gaulle"} & set(types)
+
+
+def test_suffix_and_shape_rules_do_not_misfire_on_ordinary_names():
+    text = (
+        "Magazine editors from Nigeria and Virginia met in Lagos. Thomas wrote the opening column. "
+        "Passionate readers followed on iOS and in Web3 forums, and Samantha Chen answered them."
+    )
+    types = by_name(make_client().extract("m", text))
+    assert types.get("Nigeria") == "location" and types.get("Virginia") == "location"
+    wrong = {"compound", "disease", "microbe", "protein", "gene"}
+    for name in ("Magazine", "Thomas", "Passionate", "Nigeria", "Virginia", "iOS", "Web3", "WEB3"):
+        assert types.get(name) not in wrong, name
+
+
+def test_greek_letters_in_symbols_are_kept():
+    text = "Macrophages released TNF-α and IL-1β after stimulation, while NF-κB stayed in the cytoplasm."
+    names = set(by_name(make_client().extract("g", text)))
+    assert {"TNF-α", "IL-1β", "NF-κB"} <= names
+    assert not any("Α" in n or "Β" in n for n in names)
+
+
+def test_a_documents_title_is_one_of_its_entities():
+    text = "# Harrow Fell (novel)\n\nHarrow Fell is a 1987 novel by Margaret Ellison about a mining village in Cumbria."
+    types = by_name(make_client().extract("t", text))
+    assert "Harrow Fell" in types
+    assert types["Margaret Ellison"] == "person"
+    person = "# Tomas Varga\n\nTomas Varga (born 12 May 1961) is a Hungarian cellist who teaches in Szeged."
+    assert by_name(make_client().extract("t2", person)).get("Tomas Varga") == "person"
+    # a descriptive heading that pairs two entities is no entity of its own
+    review = "# Metformin and AMPK\n\nMetformin activates AMPK in hepatocytes."
+    assert "Metformin and AMPK" not in by_name(make_client().extract("t3", review))
+
+
+def test_an_abbreviation_is_the_entity_its_definition_names():
+    text = (
+        "Patients with systemic sclerosis (SSc) often develop Raynaud phenomenon. In SSc, fibroblasts "
+        "deposit collagen in the skin."
+    )
+    result = make_client().extract("a", text)
+    types = by_name(result)
+    assert types.get("Systemic Sclerosis") == "disease"
+    assert "SSc" not in types  # the abbreviation is a mention of the long form, not a second entity
+    mentions = [m for m in offline_entities.analyze(text).mentions if m.name == "Systemic Sclerosis"]
+    assert [m.surface for m in mentions] == ["systemic sclerosis", "SSc", "SSc"]
+
+
+def test_questions_cover_the_chunks_different_entities():
+    text = (
+        "Rapamycin inhibits mTORC1. Rapamycin extends lifespan in mice. Rapamycin reduces tumour growth. "
+        "Rapamycin impairs glucose tolerance. Spermidine induces autophagy. Acarbose lowers blood glucose."
+    )
+    questions = make_client(low=5, high=7).atomic_questions("q", text).questions
+    assert 5 <= len(questions) <= 7
+    about_rapamycin = [q for q in questions if "rapamycin" in q.lower()]
+    assert len(about_rapamycin) <= 2
+    for subject in ("spermidine", "acarbose"):
+        assert any(subject in q.lower() for q in questions), subject

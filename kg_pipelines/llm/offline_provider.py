@@ -5,12 +5,18 @@ It reads each request's structured ``inputs`` (not the prompts) and answers with
 
 - ``summarize`` (text, prior_summary): an extractive summary, the 2-3 most central sentences that
   are new relative to the previous block's summary, at most 400 characters;
-- ``extract`` (text, entity_types): entities from a curated longevity/biomedical gazetteer plus
-  conservative patterns (gene symbols, binomials, drug/disease suffixes, capitalised names),
-  typed within the configured entity types, and co-occurrence relationships described by their
-  sentence and tagged with the relation cues found in it;
+- ``extract`` (text, entity_types): entities from a curated longevity/biomedical gazetteer, general
+  vocabulary (places, given names, disease words, elements, organisms) and rules that generalize
+  (gene symbols and variants, binomials, drug-name stems, abbreviation definitions, capitalised
+  names typed by what the text says they are, the document's title), typed within the configured
+  entity types; relationships between entities of one sentence, described by that sentence and
+  tagged with the relation cues between the two mentions (``co-occurrence`` when there is none; a
+  passive reverses the direction; list items are not related to each other);
 - ``questions`` (text, min, max): atomic questions built from definitions, relationships and
-  entities, filled up from key phrases so that their number is always within [min, max].
+  entities, spread over the chunk's different entities, filled up from key phrases so that their
+  number is always within [min, max].
+
+Quality is measured, not tuned: ``benchmarks/extraction_eval.py`` (README, "Extraction quality").
 
 Deterministic, no network, no model loading; see ``kg_pipelines.offline`` for the details.
 """

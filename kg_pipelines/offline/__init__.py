@@ -4,7 +4,9 @@ template questions, built from the text alone.
 Deterministic (same text, same answer; no randomness, no dependence on set ordering), no network,
 no model. ``kg_pipelines.llm.offline_provider.OfflineProvider`` exposes it as an LLM provider.
 
-- ``lexicon``: the curated gazetteer, relation cues, word lists, and the entity name casing rule;
+- ``lexicon``: the curated gazetteer, relation cues, word lists (names are normalised by
+  ``kg_pipelines.ingestion.names``, the one normalizer);
+- ``vocabulary``: general vocabulary (places, given names, head nouns, disease words, drug stems);
 - ``entities``: tokenisation, mention recognition (gazetteer + patterns), relationships;
 - ``summaries``: extractive summary of a block, aware of the previous block's summary;
 - ``questions``: atomic questions from definitions, relationships, entities and key phrases.

@@ -1,40 +1,60 @@
 """Heuristic entity recognition and relationship extraction for the offline provider.
 
 Recognition works on tokens (see ``lexicon.TOKEN_RE``) and proposes candidate mentions from
-several recognisers, each with a tier (lower is more trusted):
+several recognisers, each with a tier (lower is more trusted). Every rule is written for text the
+recogniser has never seen (``benchmarks/extraction_eval.py`` measures them on BioRED, HotpotQA and
+MuSiQue); no entry exists because some document or test mentions it.
 
-0. the gazetteer (``lexicon``): n-gram dictionary lookup, case-, hyphen- and plural-insensitive;
-1. patterns with strong evidence: gene/protein symbols (``SIRT6``, ``IL-6``, ``mTORC2``, ``p21``;
-   all-caps words without a digit only before a cue such as "gene" or "kinase"; acronyms, units
-   and formulas are skipped), binomial species names (known genus, or a genus ending such as
-   -bacter/-coccus/-ella/-ia with a Latin species ending; "A. muciniphila" resolves to a binomial
-   seen in the chunk or the gazetteer), ``vitamin X``, people after a title (``Dr.``) or before
-   ``et al.``;
-2. conservative suffix and phrase rules: compounds (-mycin, -formin, -amide, -statin, ...) and
-   diseases (-itis, -osis, -emia, -oma, -pathy) for lower-case words or sentence-initial ones,
-   "<modifier> disease/syndrome/cancer/disorder" (modifiers: adjectives, organs, possessive names),
-   cell types ("<modifier> cells"), capitalised names with an organisation or place cue
-   ("... University", "... River", "Lake ...");
-3. other capitalised words and phrases in running text (not at a sentence start unless the word is
-   also capitalised mid-sentence; not in headings, title-case lines or parentheses) -> ``concept``,
-   or the type of a place/person/organisation they are listed with ("Vienna, Bratislava and
-   Budapest") or that extends their name ("Danube" / "Danube River", "Pierre Curie" / "Marie Curie").
+0. the gazetteer (``lexicon``, ``vocabulary``): n-gram lookup, case-, hyphen- and plural-insensitive:
+   curated longevity/biomedical entities, and general vocabulary (countries, regions and large
+   cities, matched as written; disease words; chemical elements; organisms named by a common noun
+   such as "mice" or "patients" -> Humans, in biomedical text only); a cell line before "cells";
+1. patterns with strong evidence: gene/protein symbols (``SIRT6``, ``IL-6``, ``PKCalpha``,
+   ``caspase-3``; mouse-style ``Sgk1`` and species-prefixed ``mTOR`` only in biomedical text, so
+   "Web3" and "iOS" are no genes), sequence variants (``V600E``, ``rs1042522``, ``c.35delG``, typed
+   gene), ions, binomial species (known genus, or a distinctive genus ending such as -bacter or
+   -coccus: "-ia" is no genus ending, "Nigeria" is a country), "<-ic> acid", ``vitamin X``,
+   people after a title or before ``et al.``;
+2. word formation and context: drug-name stems (WHO INN: -statin, -mycin, -tinib, -caine ...),
+   also capitalised at a sentence start; weaker chemical endings (-amine, -ol, -ine ...) only in
+   lower case; disease endings (-itis, -osis, -emia, -pathy; "-oma" only in lower case, so
+   "Thomas" is no disease); hyper-/hypo- words; "<modifier> disease/syndrome/failure/...",
+   "<chemical modifier> receptor/transporter/synthase", cell types; "X-induced" and "treated with X"
+   make X a compound; capitalised names typed by their words ("... University", "Lake ..."), by
+   what the text says they are ("X is an American actor", "(born 1961)", "the band X"), by a
+   common given name or initials ("J. R. R. Tolkien"), or by a known place after a comma;
+3. other capitalised words and phrases in running text -> ``concept`` (not a sentence-initial
+   single word, not a common word such as "Records" or "Life", not a nationality adjective), or the
+   type of a place/person/organisation they are listed with or that extends their name; a surname
+   used alone ("Lawson" after "Nigella Lawson") is the person's.
+
+Names stay whole: initials and particles belong to the name ("Robert A. Stemmle", "Ludwig van
+Beethoven"). A leading Markdown heading is the document's title and an entity of it ("# Demon
+Dice"), typed like the same name in the text or by the text's definition of it, unless it is a
+sentence (more than eight words) or pairs several entities ("# Metformin and AMPK").
 
 Overlaps are resolved greedily: the longer span wins, then the lower tier, then the earlier one.
-"Long form (ABBR)" definitions make later uses of ABBR mentions of the long form.
+"Long form (ABBR)" definitions (found as Schwartz and Hearst do) make the long form one mention,
+typed by its head word ("... syndrome", "... receptor") or by the mention it ends with, and ABBR (in
+the brackets and later) mentions of it; an undefined all-caps word in biomedical text is a gene
+guess of the lowest tier.
 
 Each mention carries preferred types (best first); ``extract`` keeps the first one the configured
 entity types allow, else ``concept`` if allowed, else drops the mention. Entities are keyed by
-name (case-insensitive): the first mention fixes the type, so one name has one type per chunk.
-The description of an entity is the first sentence that mentions it (a statement rather than a
-heading when there is one), verbatim with white space collapsed; relationships link entities
-that share a sentence (consecutive mentions, and the first mention to each later one, at most six
-pairs a sentence; headings are skipped), source before target, described by that sentence, tagged
-with the relation cues between the two mentions (else those of the sentence, else
-``co-occurrence``; a negation between them adds ``negated``). Each relationship also remembers its
-first cue and whether it links the two directly (no other entity, clause break, second verb or
-negation between them; "B is activated by A" marks A as the agent), which the question generator
-uses to decide between "What does A activate?" and the safe "How is A related to B?".
+name (case-insensitive); a later mention that types a ``concept`` upgrades it. The description of
+an entity is the first statement that mentions it, verbatim with white space collapsed.
+
+Relationships link entities that share a sentence (headings are skipped): mentions joined only by
+", ", "and" or "or" form a list, and list items are never related to each other; each item is
+related to the items of the neighbouring lists, and the sentence's first list to the later ones
+(at most six pairs a sentence). The keywords are the relation cues *between* the two mentions only
+(a cue inside a hyphenated word, "double-blind", is none); a pair with no cue gets
+``co-occurrence`` (the graph may give it a lower strength); a negation between them adds
+``negated``. A passive verb reverses the direction: "butyrate is produced by F. prausnitzii"
+gives F. prausnitzii --produces--> butyrate. Each relationship also remembers its first cue and
+whether it links the two directly (no other entity, clause break, second verb or negation
+between them), which the question generator uses to decide between "What does A activate?" and
+the safe "How is A related to B?".
 """
 
 from __future__ import annotations
@@ -632,11 +652,12 @@ class _Recogniser:
         i = 0
         while i < n:
             tok = toks[i]
-            if not caps[i] or self.citation[i] or self.headings[tok.sent] or tok.sent in title_like \
+            lead = self._leading_initials(i)  # "J. R. R. Tolkien": the name starts with initials
+            if (not caps[i] and lead is None) or self.citation[i] or self.headings[tok.sent] or tok.sent in title_like \
                     or self.hyphen_after(i) or self.hyphen_before(i):
                 i += 1
                 continue
-            j = i
+            j = i if lead is None else lead
             while j + 1 < n and tok.sent == toks[j + 1].sent and toks[j].raw_end == toks[j].end:
                 nxt = toks[j + 1]
                 if self.spaced(j) and caps[j + 1] and not self.hyphen_after(j + 1):
@@ -683,6 +704,17 @@ class _Recogniser:
                     self.add(start, end + 1, lx.display_name(surface), types, tier)
             i = j + 1
 
+    def _leading_initials(self, i: int) -> int | None:
+        """If tokens from i are initials ("J. R. R.") followed by a capitalised word, that word's index."""
+        toks, n = self.tokens, len(self.tokens)
+        k = i
+        while k + 1 < n and len(toks[k].text) == 1 and toks[k].text.isupper() and self.joiners[k] in (". ", ".") \
+                and toks[k + 1].sent == toks[i].sent:
+            k += 1
+        if k == i or not self.caps[k] or not (k > i + 1 or (k == i + 1 and self.joiners[i] == ". ")):
+            return None
+        return k
+
     def _name_type(self, start: int, end: int, words: list[str]) -> tuple[tuple[str, ...], int]:
         """The type of a capitalised name from its own words and what the text says around it."""
         toks, text = self.tokens, self.text
@@ -701,6 +733,8 @@ class _Recogniser:
         head = _definition_head(text, after)
         if head is not None:
             return head, 2
+        if len(words) >= 2 and len(first) == 1 and _is_cap(last):
+            return ("person",), 2  # "J. R. R. Tolkien", "T. S. Eliot"
         if len(words) >= 2 and first in voc.GIVEN_NAMES and not any(w in lx.ORG_WORDS for w in words) \
                 and all(_is_cap(w) or len(w) == 1 or w.lower() in lx.NAME_PARTICLES for w in words):
             return ("person",), 2
