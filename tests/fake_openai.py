@@ -13,7 +13,20 @@ Behaviours (build them with the helpers below)::
     delay(2.0, then=AUTO)                # wait, then answer (for client timeouts)
     refusal("I can't help with that")    # message.content = null, message.refusal = text
     empty_content() / no_choices()       # content "" / an empty choices list
+    disconnect()                         # close the connection without an answer (a connection error)
     AUTO                                 # a valid, schema-conforming answer (see ``auto_answer``)
+
+Outages (the endpoint is down for a while, then recovers)::
+
+    server.fail_until()                  # every request fails with HTTP 503 until server.recover()
+    server.fail_until(count=3)           # ... the next 3 requests fail, then the server recovers
+    server.fail_until(seconds=2.0)       # ... requests within the next 2 s fail
+    server.fail_until(mode="disconnect") # ... connections are closed without an answer instead
+    server.recover()                     # back to normal at once
+    server.outage_active, server.outage_failures   # is it down; requests failed by outages so far
+
+During an outage requests to every endpoint fail and are recorded (``RecordedRequest.outage`` is
+True); rules, queued behaviours and defaults are not consumed, they answer after the recovery.
 
 Use in a test module::
 
@@ -40,7 +53,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
 
 import pytest
 
@@ -53,7 +66,7 @@ _PATHS: dict[str, Endpoint] = {"/v1/chat/completions": "chat", "/v1/embeddings":
 # -- behaviours ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Behaviour:
-    kind: Literal["auto", "json", "text", "error", "delay", "refusal", "empty", "no_choices"]
+    kind: Literal["auto", "json", "text", "error", "delay", "refusal", "empty", "no_choices", "disconnect"]
     content: Any = None
     status: int = 200
     message: str = ""
@@ -94,6 +107,11 @@ def empty_content() -> Behaviour:
 
 def no_choices() -> Behaviour:
     return Behaviour("no_choices")
+
+
+def disconnect() -> Behaviour:
+    """Close the connection without sending a response (the client sees a connection error)."""
+    return Behaviour("disconnect")
 
 
 # -- deterministic answers -------------------------------------------------------------------------
@@ -182,10 +200,18 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names
     body: Any  # the parsed JSON body (None if it was not JSON)
     received_at: float = field(default_factory=time.monotonic)
+    outage: bool = False  # failed by an outage (``fail_until``)
 
     @property
     def endpoint(self) -> Endpoint | None:
         return _PATHS.get(self.path)
+
+
+@dataclass
+class _Outage:
+    failure: Behaviour
+    left: int | None  # requests still to fail (None: no count)
+    deadline: float | None  # the server clock's time at which it ends (None: no deadline)
 
 
 class _Server(ThreadingHTTPServer):
@@ -195,7 +221,8 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock  # for outage deadlines (a test may pass a fake clock)
         self._lock = threading.Lock()
         self._queues: dict[Endpoint, deque[Behaviour]] = {"chat": deque(), "embeddings": deque()}
         self._defaults: dict[Endpoint, Behaviour] = {"chat": AUTO, "embeddings": AUTO}
@@ -203,6 +230,8 @@ class FakeOpenAI:
         self._requests: list[RecordedRequest] = []
         self._stopping = threading.Event()
         self._counter = 0
+        self._outage: _Outage | None = None
+        self._outage_failures = 0
         self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         self.port: int = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -235,6 +264,64 @@ class FakeOpenAI:
             self._defaults[endpoint] = behaviour
         return self
 
+    # -- outages ------------------------------------------------------------------------------
+    def fail_until(
+        self,
+        count: int | None = None,
+        seconds: float | None = None,
+        status: int = 503,
+        mode: Literal["http", "disconnect"] = "http",
+        retry_after: float | None = None,
+    ) -> "FakeOpenAI":
+        """Start an outage: every request, to any endpoint, fails until ``recover()``; or, with
+        ``count``, for the next ``count`` requests; or, with ``seconds``, until that much time has
+        passed (with both, whichever ends first). ``mode="http"`` answers HTTP ``status`` (503 by
+        default, with an optional ``retry-after`` header); ``mode="disconnect"`` closes the
+        connection without an answer. Rules, queued behaviours and defaults are kept for after."""
+        if count is not None and count < 1:
+            raise ValueError(f"count must be at least 1, got {count}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        if mode not in ("http", "disconnect"):
+            raise ValueError(f"mode must be 'http' or 'disconnect', got {mode!r}")
+        failure = (
+            http_error(status, f"fake upstream outage ({status})", retry_after=retry_after)
+            if mode == "http"
+            else disconnect()
+        )
+        deadline = self._clock() + seconds if seconds is not None else None
+        with self._lock:
+            self._outage = _Outage(failure, count, deadline)
+        return self
+
+    def recover(self) -> "FakeOpenAI":
+        """End the outage now (a no-op when there is none)."""
+        with self._lock:
+            self._outage = None
+        return self
+
+    @property
+    def outage_active(self) -> bool:
+        with self._lock:
+            return self._outage_live()
+
+    @property
+    def outage_failures(self) -> int:
+        """How many requests outages have failed since the server started (or ``reset``)."""
+        with self._lock:
+            return self._outage_failures
+
+    def _outage_live(self) -> bool:  # with the lock held
+        outage = self._outage
+        if outage is None:
+            return False
+        if (outage.left is not None and outage.left <= 0) or (
+            outage.deadline is not None and self._clock() >= outage.deadline
+        ):
+            self._outage = None
+            return False
+        return True
+
     def pending(self, endpoint: Endpoint = "chat") -> int:
         with self._lock:
             return len(self._queues[endpoint])
@@ -254,6 +341,8 @@ class FakeOpenAI:
             self._defaults = {"chat": AUTO, "embeddings": AUTO}
             self._rules.clear()
             self._requests.clear()
+            self._outage = None
+            self._outage_failures = 0
 
     def stop(self) -> None:
         self._stopping.set()  # wakes any delayed handler
@@ -271,8 +360,16 @@ class FakeOpenAI:
     def _record(self, path: str, headers: dict[str, str], body: Any) -> Behaviour | None:
         endpoint = _PATHS.get(path)
         with self._lock:
-            self._requests.append(RecordedRequest(path, headers, body))
             self._counter += 1
+            if endpoint is not None and self._outage_live():
+                outage = self._outage
+                assert outage is not None
+                if outage.left is not None:
+                    outage.left -= 1
+                self._outage_failures += 1
+                self._requests.append(RecordedRequest(path, headers, body, outage=True))
+                return outage.failure
+            self._requests.append(RecordedRequest(path, headers, body))
             if endpoint is None:
                 return None
             if endpoint == "chat" and isinstance(body, dict):
@@ -345,6 +442,9 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if behaviour is None or endpoint is None:
                 self._send(404, _error_body(404, f"fake server: no route POST {self.path}"))
                 return
+            if behaviour.kind == "disconnect":
+                self.close_connection = True  # no status line, no body: the client sees a dropped connection
+                return
             if not isinstance(body, dict):
                 self._send(400, _error_body(400, "fake server: the request body is not a JSON object"))
                 return
@@ -356,6 +456,9 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     self.close_connection = True
                     return
                 behaviour = behaviour.then or AUTO
+            if behaviour.kind == "disconnect":
+                self.close_connection = True
+                return
             if behaviour.kind == "error":
                 self._send(behaviour.status, _error_body(behaviour.status, behaviour.message), behaviour.headers)
             elif endpoint == "embeddings":

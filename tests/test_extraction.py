@@ -2,8 +2,8 @@
 
 import pytest
 
-from kg_pipelines.ingestion.extraction import entity_node_id, normalize_name, postprocess, split_tags
-from kg_pipelines.llm.client import LLMClient, LLMError
+from kg_pipelines.ingestion.extraction import DROP_REASONS, entity_node_id, normalize_name, postprocess, split_tags
+from kg_pipelines.llm.client import LLMClient, LLMCounters, LLMError
 from kg_pipelines.llm.schemas import EntitiesRelationships
 
 CHUNK = {"chunk_id": "col/doc.md#c0000", "document_id": "col/doc.md", "collection": "col"}
@@ -55,6 +55,50 @@ def test_dedupe_per_chunk_merges_descriptions_and_splits_tags():
     assert rel["tags"] == ["activates", "energy sensing", "liver"]
     assert rel["source_node_id"] == "compound:metformin" and rel["target_node_id"] == "protein:ampk"
     assert "In liver" in rel["description"]
+    # duplicates are merged, not dropped
+    assert out.dropped == {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0}
+
+
+def _entity(name, etype="compound"):
+    return {"entity_name": name, "entity_type": etype, "entity_description": f"About {name}."}
+
+
+def _rel(source, target):
+    return {"source_entity": source, "target_entity": target, "relationship_keywords": ["x"],
+            "relationship_description": f"{source} and {target}."}
+
+
+def test_what_postprocessing_leaves_out_is_counted_by_reason():
+    result = EntitiesRelationships.model_validate(
+        {
+            "entities": [
+                _entity("Metformin"),
+                _entity("AMPK", "protein"),
+                _entity("..."),  # normalizes to nothing
+                _entity("( )"),
+                _entity("Diet-induced obesity", "disease"),
+                _entity("diet induced obesity", "disease"),  # the same node as the one before
+            ],
+            "relationships": [
+                _rel("Metformin", "AMPK"),
+                _rel("Metformin", "..."),  # the schema accepts it: "..." is an extracted entity's name
+                _rel("( )", "AMPK"),
+                _rel("Diet-induced obesity", "diet induced obesity"),  # one node: a self-loop
+                _rel("AMPK", "ampk"),
+            ],
+        }
+    )
+    out = postprocess(result, CHUNK)
+    assert [e["name"] for e in out.entities] == ["Metformin", "AMPK", "Diet-Induced Obesity"]
+    assert [(r["source_name"], r["target_name"]) for r in out.relationships] == [("Metformin", "AMPK")]
+    assert out.dropped == {"empty_name": 2, "unknown_endpoint": 2, "self_loop": 2}
+    assert tuple(out.dropped) == DROP_REASONS
+
+
+def test_an_empty_answer_drops_nothing_and_still_reports_every_reason():
+    out = postprocess(EntitiesRelationships(entities=[], relationships=[]), CHUNK)
+    assert (out.entities, out.relationships, out.dropped) == ([], [], {"empty_name": 0, "unknown_endpoint": 0,
+                                                                        "self_loop": 0})
 
 
 class _Canned:
@@ -86,6 +130,17 @@ def test_schema_violations_are_schema_errors_and_counted(answer, fragment):
         client.extract("chunk-1", "text")
     assert err.value.kind == "schema" and fragment in str(err.value)
     assert client.counters.snapshot()["llm_schema_failures"] == 1
+
+
+def test_counters_count_each_outcome_once_and_average_latency():
+    counters = LLMCounters()
+    for outcome, latency in [("ok", 0.1), ("schema", 0.2), ("ungrounded", 0.3), ("api", 0.4), ("timeout", 1.0)]:
+        counters.record(outcome, latency)
+    assert counters.snapshot() == {
+        "llm_calls": 5, "llm_succeeded": 1, "llm_schema_failures": 1, "llm_ungrounded": 1, "llm_api_errors": 1,
+        "llm_timeouts": 1, "llm_mean_latency_ms": 400.0,
+    }
+    assert LLMCounters().snapshot()["llm_mean_latency_ms"] == 0.0  # no call: no division by zero
 
 
 def test_split_tags():

@@ -3,18 +3,23 @@
 Every chunk-level LLM stage (summarize, extract, questions) runs its calls through here:
 - ``run_with_retries`` makes one chunk's call, retrying with exponential backoff and jitter up to
   ``max_chunk_retries`` times, and returns a ``ChunkOutcome`` with the attempts, the last error
-  and its kind (schema / api / timeout), so that nothing fails silently;
+  and its kind (schema / ungrounded / api / timeout), so that nothing fails silently;
 - ``run_chunk_jobs`` spreads many chunks over a thread pool of ``workers``.
 The outcome becomes a ``chunk_state`` row; a chunk that exhausted its retries is ``failed``, its
 document ``PartiallyFailed``, and the next run processes only the failed chunks again.
+
+Only ``LLMError`` is a chunk failure. Any other exception is a bug (or a broken environment), not
+data: it is neither retried nor recorded, it propagates out of ``run_with_retries`` and
+``run_chunk_jobs`` with its original traceback, and the pool starts no further chunk.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, TypeVar
@@ -47,9 +52,13 @@ class ChunkOutcome:
     ok: bool
     value: Any
     attempts: int
-    error_kind: str | None  # schema | api | timeout | internal
+    error_kind: str | None  # the LLMError kind: schema | ungrounded | api | timeout
     last_error: str | None
     next_run_at: datetime | None  # when a later run may try a failed chunk again
+
+
+class _Abandoned(Exception):
+    """Raised inside a worker whose run was given up (another chunk raised): no further attempt."""
 
 
 def run_with_retries(
@@ -57,19 +66,28 @@ def run_with_retries(
     call: Callable[[], T],
     policy: RetryPolicy,
     sleep: Callable[[float], None] = time.sleep,
+    abandoned: threading.Event | None = None,
 ) -> ChunkOutcome:
+    """Call ``call`` until it returns, retrying on ``LLMError`` up to ``policy.max_retries`` times.
+
+    Any other exception propagates at once (no retry). With ``abandoned`` set (by the pool when
+    another chunk raised), no further attempt is made and the backoff sleep is cut short.
+    """
     last_kind = last_error = None
     attempts = 0
     for attempt in range(policy.max_retries + 1):
         if attempt:
-            sleep(policy.delay(chunk_id, attempt))
+            if abandoned is None:
+                sleep(policy.delay(chunk_id, attempt))
+            elif abandoned.wait(policy.delay(chunk_id, attempt)):
+                raise _Abandoned(chunk_id)
+        if abandoned is not None and abandoned.is_set():
+            raise _Abandoned(chunk_id)
         attempts += 1
         try:
             return ChunkOutcome(chunk_id, True, call(), attempts, last_kind, last_error, None)
         except LLMError as exc:
             last_kind, last_error = exc.kind, exc.message
-        except Exception as exc:  # a bug or an unexpected failure: recorded, never silent
-            last_kind, last_error = "internal", f"{type(exc).__name__}: {exc}"
     retry_at = datetime.now(timezone.utc) + timedelta(seconds=policy.delay(chunk_id, attempts))
     return ChunkOutcome(chunk_id, False, None, attempts, last_kind, last_error, retry_at)
 
@@ -80,7 +98,14 @@ def run_chunk_jobs(
     workers: int,
     on_done: Callable[[ChunkOutcome], None] | None = None,
 ) -> dict[str, ChunkOutcome]:
-    """Run ``(chunk_id, call)`` jobs on a pool of ``workers`` threads; outcomes by chunk id."""
+    """Run ``(chunk_id, call)`` jobs on a pool of ``workers`` threads; outcomes by chunk id, in job
+    order (``on_done`` sees them as they finish).
+
+    At most ``workers`` jobs are in flight; the next one is submitted when one finishes. When a
+    job raises anything but ``LLMError``, that exception is raised here as soon as it is seen: no
+    further job is submitted, jobs not yet started are cancelled, and jobs in flight make no
+    further attempt (their results are discarded; the pool's threads end on their own).
+    """
     jobs = list(jobs)
     outcomes: dict[str, ChunkOutcome] = {}
     if workers <= 1 or len(jobs) <= 1:
@@ -89,11 +114,32 @@ def run_chunk_jobs(
             if on_done:
                 on_done(outcomes[chunk_id])
         return outcomes
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunk-worker") as pool:
-        futures = [pool.submit(run_with_retries, chunk_id, call, policy) for chunk_id, call in jobs]
-        for future in futures:
-            outcome = future.result()
-            outcomes[outcome.chunk_id] = outcome
-            if on_done:
-                on_done(outcome)
-    return outcomes
+    abandoned = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chunk-worker")
+    pending = iter(jobs)
+    in_flight: set[Future] = set()
+
+    def submit_next() -> None:
+        job = next(pending, None)
+        if job is not None:
+            chunk_id, call = job
+            in_flight.add(pool.submit(run_with_retries, chunk_id, call, policy, abandoned=abandoned))
+
+    try:
+        for _ in range(workers):
+            submit_next()
+        while in_flight:
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                in_flight.discard(future)
+                outcome = future.result()  # re-raises a worker's exception with its traceback
+                outcomes[outcome.chunk_id] = outcome
+                if on_done:
+                    on_done(outcome)
+                submit_next()
+    except BaseException:
+        abandoned.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return {chunk_id: outcomes[chunk_id] for chunk_id, _ in jobs}  # in job order

@@ -44,19 +44,37 @@ def _merge_description(current: str, new: str) -> str:
     return f"{current} {new}"
 
 
+DROP_REASONS = ("empty_name", "unknown_endpoint", "self_loop")
+
+
+def _no_drops() -> dict[str, int]:
+    return {reason: 0 for reason in DROP_REASONS}
+
+
 @dataclass
 class ChunkExtraction:
     entities: list[dict] = field(default_factory=list)
     relationships: list[dict] = field(default_factory=list)
+    # What post-processing left out, by reason (every key always present, zeros included):
+    # ``empty_name``: entities whose name normalizes to nothing ("...", "()");
+    # ``unknown_endpoint``: relationships with an endpoint that is not among the chunk's kept
+    #   entities (the schema already requires endpoints to name extracted entities, so only an
+    #   endpoint naming an entity dropped for an empty name gets here);
+    # ``self_loop``: relationships whose two endpoints are the same entity after normalization
+    #   ("AMPK" -> "ampk", or "Diet-induced obesity" -> "diet induced obesity").
+    dropped: dict[str, int] = field(default_factory=_no_drops)
 
 
 def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
-    """Rows for ``entities`` and ``relationships`` from one chunk's validated LLM answer."""
+    """Rows for ``entities`` and ``relationships`` from one chunk's validated LLM answer, and the
+    counts of what was left out (``ChunkExtraction.dropped``); duplicates are merged, not dropped."""
+    dropped = _no_drops()
     entities: dict[tuple[str, str], dict] = {}
     type_of_name: dict[str, str] = {}
     for entity in result.entities:
         name = normalize_name(entity.entity_name)
         if not name:
+            dropped["empty_name"] += 1
             continue
         key = (node_key(name), entity.entity_type)
         if key in entities:
@@ -78,8 +96,12 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
     relationships: dict[tuple[str, str], dict] = {}
     for rel in result.relationships:
         source, target = node_key(normalize_name(rel.source_entity)), node_key(normalize_name(rel.target_entity))
-        if source not in type_of_name or target not in type_of_name or source == target:
-            continue  # the schema already checked endpoints; only self-loops end up here
+        if source not in type_of_name or target not in type_of_name:
+            dropped["unknown_endpoint"] += 1
+            continue
+        if source == target:
+            dropped["self_loop"] += 1
+            continue
         key = (source, target)
         if key in relationships:
             row = relationships[key]
@@ -100,7 +122,7 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
             "source_node_id": entity_node_id(name_of[source], type_of_name[source]),
             "target_node_id": entity_node_id(name_of[target], type_of_name[target]),
         }
-    return ChunkExtraction(list(entities.values()), list(relationships.values()))
+    return ChunkExtraction(list(entities.values()), list(relationships.values()), dropped)
 
 
 # -- the stage: chunks -> entities, relationships -------------------------------------------------
@@ -118,9 +140,9 @@ def extract_chunks(
     """Extract the chunks of ``document_ids`` that need it (new, changed or failed before)."""
     from kg_pipelines.ingestion.chunk_stage import run_chunk_stage
 
-    def work(chunk: dict) -> dict[str, list[dict]]:
+    def work(chunk: dict) -> dict:
         found = postprocess(extract(chunk["chunk_id"], chunk["text"]), chunk)
-        return {"entities": found.entities, "relationships": found.relationships}
+        return {"entities": found.entities, "relationships": found.relationships, "dropped": found.dropped}
 
     return run_chunk_stage(
         conn, "extract", document_ids, work, ("entities", "relationships"), policy, workers, now, progress

@@ -1,26 +1,36 @@
 """The one LLM client: every stage's LLM call goes through ``LLMClient``.
 
 It builds the request for a task, hands it to the provider, parses and validates the answer with
-pydantic, and counts what happened. Errors come out as ``LLMError`` with a kind that tells a
-schema failure (the model answered, but not in the contract) from an API error (the endpoint
-failed: HTTP 429/5xx, connection) and from a timeout. Retrying is the caller's business (the
-per-chunk job runner), so that attempts are recorded per chunk.
+pydantic, checks that an extraction is grounded in its chunk (``kg_pipelines.llm.grounding``), and
+counts what happened. Errors come out as ``LLMError`` with a kind:
+
+- ``schema``: the model answered, but not in the contract (not JSON, a pydantic validation error, a
+  refusal, empty or truncated content);
+- ``ungrounded``: an extraction that keeps the contract, but whose names or descriptions the chunk
+  does not support (the message names the offending entity or relationship);
+- ``api``: the endpoint failed (HTTP 429/4xx/5xx, connection refused or reset);
+- ``timeout``: the endpoint did not answer in time.
+
+Retrying is the caller's business (the per-chunk job runner), so that attempts are recorded per
+chunk. ``fingerprint(task)`` says what shapes a task's answers, for reusing cached results.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Protocol, TypeVar
+from typing import Any, Callable, Literal, Mapping, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from kg_pipelines.llm import prompts
+from kg_pipelines.llm import grounding, prompts
 from kg_pipelines.llm.schemas import AtomicQuestions, ChunkSummary, EntitiesRelationships, json_schema_for
 
-ErrorKind = Literal["schema", "api", "timeout"]
+ErrorKind = Literal["schema", "api", "timeout", "ungrounded"]
+ERROR_KINDS: tuple[str, ...] = ("schema", "api", "timeout", "ungrounded")
 Task = Literal["summarize", "extract", "questions"]
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,7 +56,8 @@ class LLMRequest:
 
 
 class LLMProvider(Protocol):
-    name: str
+    name: str  # "offline", "openai", ...
+    model: str  # the model name, or a version of the heuristics; part of the cache fingerprint
 
     def generate(self, request: LLMRequest) -> str | Mapping[str, Any]:
         """JSON text (or an already-decoded object); raise ``LLMError`` for api/timeout failures."""
@@ -54,11 +65,17 @@ class LLMProvider(Protocol):
 
 @dataclass
 class LLMCounters:
-    """Thread-safe counters, reported in asset metadata."""
+    """Thread-safe counters, reported in asset metadata.
+
+    Every call counts once, under exactly one outcome: ``llm_calls`` is the sum of succeeded,
+    schema failures, ungrounded answers, api errors and timeouts. An ungrounded answer is counted
+    in ``llm_ungrounded`` only, not among the schema failures.
+    """
 
     calls: int = 0
     succeeded: int = 0
     schema_failures: int = 0
+    ungrounded: int = 0
     api_errors: int = 0
     timeouts: int = 0
     latency_s: float = 0.0
@@ -72,6 +89,8 @@ class LLMCounters:
                 self.succeeded += 1
             elif outcome == "schema":
                 self.schema_failures += 1
+            elif outcome == "ungrounded":
+                self.ungrounded += 1
             elif outcome == "timeout":
                 self.timeouts += 1
             else:
@@ -84,6 +103,7 @@ class LLMCounters:
                 "llm_calls": self.calls,
                 "llm_succeeded": self.succeeded,
                 "llm_schema_failures": self.schema_failures,
+                "llm_ungrounded": self.ungrounded,
                 "llm_api_errors": self.api_errors,
                 "llm_timeouts": self.timeouts,
                 "llm_mean_latency_ms": round(mean * 1000, 2),
@@ -125,6 +145,7 @@ class LLMClient:
         return self._call(request, ChunkSummary)
 
     def extract(self, chunk_id: str, text: str) -> EntitiesRelationships:
+        """Entities and relationships of a chunk, validated and checked for grounding in ``text``."""
         request = LLMRequest(
             task="extract",
             conversation_id=chunk_id,
@@ -134,7 +155,7 @@ class LLMClient:
             json_schema=json_schema_for(EntitiesRelationships, self.entity_types),
             inputs={"text": text, "entity_types": self.entity_types},
         )
-        return self._call(request, EntitiesRelationships)
+        return self._call(request, EntitiesRelationships, check=lambda result: self._grounded(result, text))
 
     def atomic_questions(self, chunk_id: str, text: str) -> AtomicQuestions:
         request = LLMRequest(
@@ -148,13 +169,57 @@ class LLMClient:
         )
         return self._call(request, AtomicQuestions)
 
+    # -- cache fingerprints ------------------------------------------------------------------
+    def fingerprint(self, task: Task) -> str:
+        """A short stable hash of everything that shapes the answers of ``task``.
+
+        It covers the provider's name and model (for the offline provider a hash of its heuristics'
+        source), the task's prompt text and JSON schema, and the task's settings: the entity types
+        and the grounding rule for ``extract``, the question range for ``questions``. A chunk's
+        cached result for ``task`` may be reused only while this is unchanged.
+        """
+        if task == "summarize":
+            prompt = [prompts.SUMMARIZE_SYSTEM, prompts.summarize_user("{text}", "{prior_summary}")]
+            schema, settings = json_schema_for(ChunkSummary), {}
+        elif task == "extract":
+            prompt = [prompts.EXTRACT_SYSTEM]
+            schema = json_schema_for(EntitiesRelationships, self.entity_types)
+            settings = {
+                "entity_types": list(self.entity_types),
+                "grounding": [grounding.RULE_VERSION, grounding.MIN_SHARE, grounding.STEM_LETTERS],
+            }
+        elif task == "questions":
+            prompt = [prompts.QUESTIONS_SYSTEM]
+            schema = json_schema_for(AtomicQuestions)
+            settings = {"questions_min": self.questions_min, "questions_max": self.questions_max}
+        else:
+            raise ValueError(f"unknown task {task!r}: use summarize, extract or questions")
+        parts = {
+            "provider": self.provider.name,
+            "model": provider_model(self.provider),
+            "task": task,
+            "prompt": prompt,
+            "schema": schema,
+            "settings": settings,
+        }
+        blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
     # -- plumbing ----------------------------------------------------------------------------
-    def _call(self, request: LLMRequest, model: type[M]) -> M:
+    def _grounded(self, result: EntitiesRelationships, text: str) -> None:
+        problems = grounding.check_extraction(result, text, aliases=grounding.gazetteer_aliases)
+        if problems:
+            more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+            raise LLMError("ungrounded", "extract: " + "; ".join(problems[:3]) + more)
+
+    def _call(self, request: LLMRequest, model: type[M], check: Callable[[M], None] | None = None) -> M:
         started = time.perf_counter()
         try:
             raw = self.provider.generate(request)
             data = json.loads(raw) if isinstance(raw, (str, bytes)) else raw
             result = model.model_validate(data, context=self._context)
+            if check is not None:
+                check(result)  # raises LLMError (ungrounded, say)
         except LLMError as exc:
             self.counters.record(exc.kind, time.perf_counter() - started)
             raise
@@ -168,3 +233,15 @@ class LLMClient:
             raise LLMError("schema", f"{request.task}: {where}: {first['msg']}") from exc
         self.counters.record("ok", time.perf_counter() - started)
         return result
+
+
+def provider_model(provider: LLMProvider) -> str:
+    """The provider's ``model``; for an offline provider without one, the offline heuristics' version."""
+    model = getattr(provider, "model", None)
+    if isinstance(model, str) and model:
+        return model
+    if provider.name == "offline":
+        from kg_pipelines.llm.versions import offline_version
+
+        return offline_version()
+    raise ValueError(f"the LLM provider {provider.name!r} has no model attribute (needed for cache fingerprints)")
