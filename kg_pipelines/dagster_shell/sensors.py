@@ -123,4 +123,9 @@ def retry_sensor(context: SensorEvaluationContext, kg: KGResource):
     runs = [sync_run_request(c, None, "retry") for c, _ in due if c not in busy]
     if not runs:
         return SkipReason(f"retries are due for {', '.join(c for c, _ in due)}, whose sync is already queued or running")
-    return SensorResult(run_requests=runs)
+    # a collection whose partition is gone from the instance (deleted in the UI, a new Dagster home
+    # over an old data dir) gets it back: a request for an unknown partition fails the whole tick
+    known = set(context.instance.get_dynamic_partitions(collections_partitions.name))
+    missing = sorted(r.partition_key for r in runs if r.partition_key not in known)
+    requests = [AddDynamicPartitionsRequest(collections_partitions.name, missing)] if missing else []
+    return SensorResult(run_requests=runs, dynamic_partitions_requests=requests)

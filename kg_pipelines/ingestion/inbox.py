@@ -110,19 +110,3 @@ def plan_inbox_changes(
         and os.path.commonpath([inbox_root, s.path]) == inbox_root
     ]
     return InboxChanges(to_ingest, to_remove, new_mark, len(candidates) - len(picked))
-
-
-def contiguous_ranges(order: list[str], selected: set[str]) -> list[tuple[str, str]]:
-    """The fewest (start, end) ranges over ``order`` that cover exactly the ``selected`` keys."""
-    ranges: list[tuple[str, str]] = []
-    start = previous = None
-    for key in order:
-        if key in selected:
-            start = start or key
-            previous = key
-        elif start is not None:
-            ranges.append((start, previous))
-            start = None
-    if start is not None:
-        ranges.append((start, previous))
-    return ranges
