@@ -332,3 +332,7 @@ def _print_summary(settings: KGSettings) -> None:
         click.echo(f"the graph in {settings.data_dir} is empty: nothing ingested yet")
         return
     click.echo("\n" + graph_summary(settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -73,6 +73,8 @@ def sync_collections(
                                         raise_on_error=False, run_config=run_config)
         outcome.runs += 1
         outcome.run_ids.append(result.run_id)
+        if _interrupted(result):
+            raise KeyboardInterrupt  # Dagster turned Ctrl-C / SIGTERM into a failed step: stop here
         if not result.success:
             outcome.failed_runs += 1
             for event in result.all_events:
@@ -83,6 +85,16 @@ def sync_collections(
                 if not check.passed:
                     outcome.errors.append(f"{collection}: check {check.check_name} failed: {check.description}")
     return outcome
+
+
+def _interrupted(result) -> bool:
+    for event in result.all_events:
+        error = getattr(event.event_specific_data, "error", None) if event.is_failure else None
+        while error is not None:
+            if error.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
+                return True
+            error = error.cause
+    return False
 
 
 def _root_cause(error) -> str:

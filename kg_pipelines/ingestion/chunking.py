@@ -208,14 +208,14 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     for doc in todo:
         batch.append(doc)
         if sum(1 + len(d["text"]) // chars_per_chunk for d in batch) >= ctx.batch_size:
-            _chunk_batch(ctx, batch, settings_key, counter, embedder, tick, report)
+            _chunk_batch(ctx, scope, batch, settings_key, counter, embedder, tick, report)
             batch = []
     if batch:
-        _chunk_batch(ctx, batch, settings_key, counter, embedder, tick, report)
+        _chunk_batch(ctx, scope, batch, settings_key, counter, embedder, tick, report)
     return report
 
 
-def _chunk_batch(ctx, docs, settings_key, counter, embedder, tick, report: ChunkingReport) -> None:
+def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report: ChunkingReport) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from kg_pipelines.stores.vectors import embedded_table
@@ -241,7 +241,8 @@ def _chunk_batch(ctx, docs, settings_key, counter, embedder, tick, report: Chunk
 
     def one_document(doc: dict) -> list[SummarizedBlock]:
         blocks = split_into_blocks(doc["text"], counter, ctx.settings.chunk_tokens)
-        done = summarize_sequentially(doc["document_id"], blocks, summarize, ctx.retry_policy, previous, summarize_fp)
+        reuse = {} if scope.forced(doc["document_id"]) else previous  # re-processed on purpose: no cache
+        done = summarize_sequentially(doc["document_id"], blocks, summarize, ctx.retry_policy, reuse, summarize_fp)
         tick(1)
         return done
 

@@ -128,22 +128,12 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
 # -- the stage: chunks -> entities, relationships -------------------------------------------------
 
 
-def extract_chunks(
-    conn,
-    extract: Callable[[str, str], EntitiesRelationships],
-    document_ids: list[str],
-    policy,
-    workers: int,
-    now,
-    progress: Callable[[int], Callable[[int], None]] | None = None,
-):
-    """Extract the chunks of ``document_ids`` that need it (new, changed or failed before)."""
+def extract_chunks(ctx, scope):
+    """Sync ``entities`` and ``relationships`` of the scope's chunks with their text and the LLM."""
     from kg_pipelines.ingestion.chunk_stage import run_chunk_stage
 
     def work(chunk: dict) -> dict:
-        found = postprocess(extract(chunk["chunk_id"], chunk["text"]), chunk)
+        found = postprocess(ctx.llm.extract(chunk["chunk_id"], chunk["text"]), chunk)
         return {"entities": found.entities, "relationships": found.relationships, "dropped": found.dropped}
 
-    return run_chunk_stage(
-        conn, "extract", document_ids, work, ("entities", "relationships"), policy, workers, now, progress
-    )
+    return run_chunk_stage(ctx, scope, "extract", ctx.llm.fingerprint("extract"), work, ("entities", "relationships"))

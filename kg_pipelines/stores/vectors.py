@@ -79,6 +79,20 @@ class VectorStore:
         for name in self.table_names():
             self.db.open_table(name).delete(f"document_id IN ({_sql_list(document_ids)})")
 
+    def drop_if_model_changed(self, kind: str, collection: str, model_name: str) -> bool:
+        """Drop the collection's table when its vectors come from another model (they are re-embedded:
+        the stage's cache key includes the model, so every row of the collection is written again)."""
+        table = self.open(kind, collection)
+        if table is None or table.count_rows() == 0:
+            return False
+        if table.head(1).column("embedding_model")[0].as_py() == model_name:
+            return False
+        self.db.drop_table(table_name(kind, collection))
+        return True
+
+    def delete_chunks(self, kind: str, collection: str, chunk_ids: Sequence[str]) -> None:
+        self.replace(kind, collection, "chunk_id", chunk_ids, None)
+
     def count(self, kind: str, collection: str) -> int:
         table = self.open(kind, collection)
         return 0 if table is None else table.count_rows()
