@@ -58,8 +58,8 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "attempts": "Calls made for the chunk in the stage's last round (the first attempt plus retries with backoff).",
         "status": "done / failed (another round runs at next_run_at) / quarantined (after max_retry_rounds "
         "failed rounds: left alone until its input changes or `kg-pipelines retry`).",
-        "error_kind": "Why the last round failed: schema (answer outside the contract) / api (HTTP 429, 5xx, "
-        "connection) / timeout / internal; NULL when done.",
+        "error_kind": "Why the last round failed: schema (answer outside the contract) / ungrounded (names or "
+        "descriptions the chunk does not support) / api (HTTP 429, 4xx, 5xx, connection) / timeout; NULL when done.",
         "last_error": "Message of the last failed attempt; NULL when done.",
         "input_hash": "Digest of the stage's input (the chunk's text, for summarize also the prior summary) and "
         "of its LLM fingerprint (provider, model, prompt, settings); a change runs the stage again.",
