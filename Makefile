@@ -26,8 +26,8 @@ install: $(VENV)/.installed
 demo: install
 	$(BIN)/kg-pipelines --data-dir $(DATA_DIR) demo
 
-## make test: install and run the test suite
-test: install
+## make test: install, lint (ruff), run the test suite
+test: install lint
 	$(BIN)/python -m pytest
 
 ## make lint: ruff check and ruff format --check over the tree (.venv and data/ excluded); both always run

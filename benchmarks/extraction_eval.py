@@ -58,16 +58,27 @@ from kg_pipelines.ingestion.names import node_key  # noqa: E402
 from kg_pipelines.offline import entities as offline  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
-BIORED_TYPES = ("GeneOrGeneProduct", "ChemicalEntity", "DiseaseOrPhenotypicFeature", "OrganismTaxon", "CellLine",
-                "SequenceVariant")
+BIORED_TYPES = (
+    "GeneOrGeneProduct",
+    "ChemicalEntity",
+    "DiseaseOrPhenotypicFeature",
+    "OrganismTaxon",
+    "CellLine",
+    "SequenceVariant",
+)
 # Our type -> the BioRED types a mention of it may match (the first one is where its precision is
 # counted). A sequence variant ("V600E", "rs1042522") is typed gene: a gene mention matches a
 # GeneOrGeneProduct or a SequenceVariant.
 TYPE_MAP = {
-    "gene": ("GeneOrGeneProduct", "SequenceVariant"), "protein": ("GeneOrGeneProduct",),
-    "compound": ("ChemicalEntity",), "geroprotector": ("ChemicalEntity",),
-    "disease": ("DiseaseOrPhenotypicFeature",), "phenotype": ("DiseaseOrPhenotypicFeature",),
-    "microbe": ("OrganismTaxon",), "organism": ("OrganismTaxon",), "model_organism": ("OrganismTaxon",),
+    "gene": ("GeneOrGeneProduct", "SequenceVariant"),
+    "protein": ("GeneOrGeneProduct",),
+    "compound": ("ChemicalEntity",),
+    "geroprotector": ("ChemicalEntity",),
+    "disease": ("DiseaseOrPhenotypicFeature",),
+    "phenotype": ("DiseaseOrPhenotypicFeature",),
+    "microbe": ("OrganismTaxon",),
+    "organism": ("OrganismTaxon",),
+    "model_organism": ("OrganismTaxon",),
     "cell_type": ("CellLine",),
 }
 # BioRED annotates cell lines (HeLa, HEK293), not cell types (T cells, fibroblasts): a cell_type
@@ -157,7 +168,7 @@ def evaluate_biored(path: Path, limit: int | None, errors: int) -> dict:
         for rule in ("exact", "overlap"):
             c = counts[rule]
 
-            def match(p: Predicted, ptypes: tuple[str, ...], g: tuple) -> bool:
+            def match(p: Predicted, ptypes: tuple[str, ...], g: tuple, rule: str = rule) -> bool:
                 if g[3] not in ptypes:
                     return False
                 if rule == "exact":
@@ -171,7 +182,7 @@ def evaluate_biored(path: Path, limit: int | None, errors: int) -> dict:
                     c[key]["pred"] += 1
                     c[key]["tp_pred"] += ok
                 if not ok and rule == "overlap":
-                    wrong[ptypes[0]][f"{text[p.start:p.end]} [{p.type}]"] += 1
+                    wrong[ptypes[0]][f"{text[p.start : p.end]} [{p.type}]"] += 1
             for g in gold:
                 ok = any(match(p, ptypes, g) for p, ptypes in mapped)
                 for key in (g[3], "all"):
@@ -252,8 +263,10 @@ def print_report(results: dict) -> None:
         print(f"{'type':<28}{'exact P':>9}{'exact R':>9}{'overlap P':>11}{'overlap R':>11}{'pred':>7}{'gold':>7}")
         for t in (*BIORED_TYPES, "all"):
             e, o = bio["exact"][t], bio["overlap"][t]
-            print(f"{t:<28}{_fmt(e['precision']):>9}{_fmt(e['recall']):>9}{_fmt(o['precision']):>11}"
-                  f"{_fmt(o['recall']):>11}{o['predicted']:>7}{o['gold']:>7}")
+            print(
+                f"{t:<28}{_fmt(e['precision']):>9}{_fmt(e['recall']):>9}{_fmt(o['precision']):>11}"
+                f"{_fmt(o['recall']):>11}{o['predicted']:>7}{o['gold']:>7}"
+            )
         for kind in ("missed", "wrong"):
             for t, items in bio.get(kind, {}).items():
                 if items:
@@ -263,8 +276,10 @@ def print_report(results: dict) -> None:
         res = results.get(name)
         if not res:
             continue
-        print(f"{name} ({res['passages']} passages, {res['entities_per_passage']:.1f} entities each, "
-              f"{res['ms_per_passage']:.1f} ms each)")
+        print(
+            f"{name} ({res['passages']} passages, {res['entities_per_passage']:.1f} entities each, "
+            f"{res['ms_per_passage']:.1f} ms each)"
+        )
         print(f"  title recall   {_fmt(res['title_recall'])}")
         print(f"  concept share  {_fmt(res['concept_share'])}")
         print("  types          " + ", ".join(f"{t} {share:.1%}" for t, share in res["types"].items()))

@@ -9,7 +9,8 @@ collection (NAME, default the file's stem). The whole sync job (documents -> chu
 relationships, questions -> graph) runs in-process with the offline provider on a fresh data dir,
 one run per collection, as `kg-pipelines ingest` does. Then, in the same process:
 - the embedder alone embeds the same texts the pipeline embedded (every chunk and every atomic
-  question): the floor; the model is loaded before any timing starts;
+  question): the floor. What a process pays once is paid before any timing starts: loading the
+  model, importing the Dagster definitions, creating the Dagster instance's storage;
 - the same core stages run without Dagster on another fresh data dir: what the pipeline's own
   work costs, so that pipeline - core = Dagster's own time (runs, steps, events).
 
@@ -79,11 +80,17 @@ def run_core_stages(settings, sources, collections) -> None:
 
     registry = SourceRegistry(settings.source_registry_path)
     registry.register(sources)
-    llm = LLMClient(make_provider(settings.llm), settings.resolved_entity_types, settings.questions_min,
-                    settings.questions_max)
+    llm = LLMClient(
+        make_provider(settings.llm), settings.resolved_entity_types, settings.questions_min, settings.questions_max
+    )
     conn = warehouse.connect(settings.warehouse_path)
-    ctx = StageContext(conn=conn, settings=settings, llm=llm, vectors=VectorStore(settings.lancedb_dir),
-                       embedder_for=lambda c: embedder_for(settings.embedding_model_for(c)))
+    ctx = StageContext(
+        conn=conn,
+        settings=settings,
+        llm=llm,
+        vectors=VectorStore(settings.lancedb_dir),
+        embedder_for=lambda c: embedder_for(settings.embedding_model_for(c)),
+    )
     for collection in collections:
         scope = SyncScope(collection)
         sync_documents(ctx, scope, registry.for_collection(collection))
@@ -98,8 +105,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpora", nargs="+", help="[NAME=]PATH, one collection each")
     parser.add_argument("--limit", type=int, default=None, help="only the first N passages/files of each corpus")
-    parser.add_argument("--instance-config", type=Path, default=None,
-                        help="dagster.yaml for the run's instance (default: the project's template, SQLite storage)")
+    parser.add_argument(
+        "--instance-config",
+        type=Path,
+        default=None,
+        help="dagster.yaml for the run's instance (default: the project's template, SQLite storage)",
+    )
     args = parser.parse_args()
 
     from dagster import DagsterInstance
@@ -127,6 +138,8 @@ def main() -> None:
         embedder = next(iter(embedders))
 
         instance = DagsterInstance.get()
+        import kg_pipelines.definitions  # noqa: F401  (imports are paid once per process, like the model load)
+
         started = time.perf_counter()
         outcome = ingest_sources(settings, [f.to_source() for f in files], instance)
         pipeline_s = time.perf_counter() - started
@@ -135,7 +148,9 @@ def main() -> None:
 
         conn = warehouse.connect(settings.warehouse_path)
         chunks = [r[0] for r in conn.execute("SELECT text FROM chunks ORDER BY chunk_id").fetchall()]
-        questions = [r[0] for r in conn.execute("SELECT question FROM atomic_questions ORDER BY question_id").fetchall()]
+        questions = [
+            r[0] for r in conn.execute("SELECT question FROM atomic_questions ORDER BY question_id").fetchall()
+        ]
         docs = conn.execute("SELECT count(*) FROM documents").fetchone()[0]
         nodes, edges = (conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("kg_nodes", "kg_edges"))
         conn.close()
@@ -155,13 +170,17 @@ def main() -> None:
     sizes = ", ".join(f"{name} {len(found)}" for name, found in collections.items())
     print(f"collections            {sizes} documents ({outcome.runs} sync runs)")
     print(f"dagster instance       {args.instance_config or 'project template (SQLite storage)'}")
-    print(f"documents ingested     {docs}   chunks {len(chunks)}   questions {len(questions)}   nodes {nodes}   edges {edges}")
+    print(f"documents ingested     {docs}   chunks {len(chunks)}   questions {len(questions)}   ", end="")
+    print(f"nodes {nodes}   edges {edges}")
     print(f"pipeline               {pipeline_s:8.1f} s   {docs / pipeline_s:7.1f} documents/s")
     print(f"embedder alone         {embed_s:8.1f} s   (same {len(chunks)} chunks + {len(questions)} questions)")
     print(f"pipeline / embedder    {ratio:8.2f} x   (target <= 1.5 x, aim 1.2 x)")
-    print(f"core stages alone      {core_s:8.1f} s   {core_s / embed_s:7.2f} x the embedder   (same stages without Dagster)")
-    print(f"Dagster's own time     {dagster_s:8.1f} s   {1000 * dagster_s / max(docs, 1):7.2f} ms per document "
-          "(target < 5 ms at the largest size)")
+    print(f"core stages alone      {core_s:8.1f} s   {core_s / embed_s:7.2f} x the embedder   ", end="")
+    print("(same stages without Dagster)")
+    print(
+        f"Dagster's own time     {dagster_s:8.1f} s   {1000 * dagster_s / max(docs, 1):7.2f} ms per document "
+        "(target < 5 ms at the largest size)"
+    )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,9 @@ def _in(collection: str | None, alias: str = "") -> tuple[str, list]:
     return (f"{prefix}collection = ?", [collection]) if collection else ("true", [])
 
 
-def chunks_without_extraction(conn: duckdb.DuckDBPyConnection, collection: str | None, fingerprint: str) -> AuditFinding:
+def chunks_without_extraction(
+    conn: duckdb.DuckDBPyConnection, collection: str | None, fingerprint: str
+) -> AuditFinding:
     """Chunks the extraction stage left unprocessed: no state for their current input (text and
     LLM settings). A recorded failure counts as processed: it is visible, retried and quarantined."""
     where, params = _in(collection, "c")
@@ -63,10 +65,13 @@ def chunks_without_extraction(conn: duckdb.DuckDBPyConnection, collection: str |
     )
 
 
-def invalid_entities(conn: duckdb.DuckDBPyConnection, entity_types: tuple[str, ...], collection: str | None = None) -> AuditFinding:
+def invalid_entities(
+    conn: duckdb.DuckDBPyConnection, entity_types: tuple[str, ...], collection: str | None = None
+) -> AuditFinding:
     where, params = _in(collection)
-    rows = conn.execute(f"SELECT entity_id, name, entity_type, description, node_id FROM entities WHERE {where}",
-                        params).fetchall()
+    rows = conn.execute(
+        f"SELECT entity_id, name, entity_type, description, node_id FROM entities WHERE {where}", params
+    ).fetchall()
     bad = [
         [entity_id, name, entity_type]
         for entity_id, name, entity_type, description, node_id in rows
@@ -91,7 +96,9 @@ def invalid_relationships(conn: duckdb.DuckDBPyConnection, collection: str | Non
     )
 
 
-def question_counts_out_of_range(conn: duckdb.DuckDBPyConnection, low: int, high: int, collection: str | None = None) -> AuditFinding:
+def question_counts_out_of_range(
+    conn: duckdb.DuckDBPyConnection, low: int, high: int, collection: str | None = None
+) -> AuditFinding:
     where, params = _in(collection, "s")
     return _finding(
         conn,

@@ -14,6 +14,7 @@ import os
 import shutil
 import sys
 import warnings
+from datetime import UTC
 from pathlib import Path
 
 import click
@@ -36,10 +37,18 @@ def _prepare(data_dir: str | None, config: str | None) -> KGSettings:
 
 
 @click.group()
-@click.option("--data-dir", type=click.Path(file_okay=False), envvar="KG_DATA_DIR",
-              help="Folder holding every store of this graph (default: KG_DATA_DIR, else ./data).")
-@click.option("--config", type=click.Path(dir_okay=False, exists=True), envvar="KG_CONFIG",
-              help="Settings YAML (default: <data-dir>/kg.yaml if present).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    envvar="KG_DATA_DIR",
+    help="Folder holding every store of this graph (default: KG_DATA_DIR, else ./data).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, exists=True),
+    envvar="KG_CONFIG",
+    help="Settings YAML (default: <data-dir>/kg.yaml if present).",
+)
 @click.pass_context
 def main(ctx: click.Context, data_dir: str | None, config: str | None) -> None:
     """Documents in, a knowledge graph out."""
@@ -85,10 +94,17 @@ def ingest(settings: KGSettings, directory: str, collection: str) -> None:
     _ensure_home(settings)
     root = str(Path(directory).resolve()).rstrip("/") + "/"
     present = {f.document_id for f in files}
-    gone = [s.document_id for s in SourceRegistry(settings.source_registry_path).for_collection(collection)
-            if s.path.startswith(root) and s.document_id not in present]
-    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
-        settings, [f.to_source() for f in files], instance, removed=gone, echo=echo))
+    gone = [
+        s.document_id
+        for s in SourceRegistry(settings.source_registry_path).for_collection(collection)
+        if s.path.startswith(root) and s.document_id not in present
+    ]
+    failures = _run(
+        settings,
+        lambda echo, instance: _runner().ingest_sources(
+            settings, [f.to_source() for f in files], instance, removed=gone, echo=echo
+        ),
+    )
     _print_summary(settings)
     if failures:
         sys.exit(1)
@@ -96,8 +112,13 @@ def ingest(settings: KGSettings, directory: str, collection: str) -> None:
 
 @main.command()
 @click.argument("collections", nargs=-1)
-@click.option("--document", "documents", multiple=True, metavar="DOCUMENT_ID",
-              help="Re-process only this document (repeatable), even if nothing changed.")
+@click.option(
+    "--document",
+    "documents",
+    multiple=True,
+    metavar="DOCUMENT_ID",
+    help="Re-process only this document (repeatable), even if nothing changed.",
+)
 @click.pass_obj
 def sync(settings: KGSettings, collections: tuple[str, ...], documents: tuple[str, ...]) -> None:
     """Sync COLLECTIONS (default: every registered one) with their registered sources.
@@ -112,7 +133,9 @@ def sync(settings: KGSettings, collections: tuple[str, ...], documents: tuple[st
         owners = {s.document_id: s.collection for s in registry.all()} if registry else {}
         unknown = [d for d in documents if d not in owners]
         if unknown:
-            raise click.ClickException(f"unknown document id(s): {', '.join(unknown)} (ids look like <collection>/<path>)")
+            raise click.ClickException(
+                f"unknown document id(s): {', '.join(unknown)} (ids look like <collection>/<path>)"
+            )
         collections = tuple(sorted({owners[d] for d in documents}))
     for collection in collections:
         if collection not in known:
@@ -121,8 +144,12 @@ def sync(settings: KGSettings, collections: tuple[str, ...], documents: tuple[st
     if not targets:
         raise click.ClickException(f"nothing is registered in {settings.data_dir}: ingest a folder first")
     _ensure_home(settings)
-    failures = _run(settings, lambda echo, instance: _runner().sync_collections(
-        settings, targets, instance, only=documents or None, echo=echo))
+    failures = _run(
+        settings,
+        lambda echo, instance: _runner().sync_collections(
+            settings, targets, instance, only=documents or None, echo=echo
+        ),
+    )
     _print_summary(settings)
     if failures:
         sys.exit(1)
@@ -140,8 +167,10 @@ def demo(settings: KGSettings) -> None:
     click.echo(f"kg-pipelines demo: {len(files)} sample documents from {SAMPLE_INBOX}")
     click.echo(f"LLM provider: {settings.llm.provider}; stores under {settings.data_dir}\n")
     _ensure_home(settings)
-    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
-        settings, [f.to_source() for f in files], instance, echo=echo))
+    failures = _run(
+        settings,
+        lambda echo, instance: _runner().ingest_sources(settings, [f.to_source() for f in files], instance, echo=echo),
+    )
     _print_summary(settings)
     click.echo(
         "\nWhere to look next:\n"
@@ -165,14 +194,17 @@ def remove(settings: KGSettings, path: str) -> None:
     from kg_pipelines.stores.source_registry import SourceRegistry
 
     if not settings.source_registry_path.exists():
-        raise click.ClickException(f"no ingested document comes from {path} (nothing is registered in {settings.data_dir})")
+        raise click.ClickException(
+            f"no ingested document comes from {path} (nothing is registered in {settings.data_dir})"
+        )
     registry = SourceRegistry(settings.source_registry_path)
     target = str(Path(path).resolve())
     ids = [s.document_id for s in registry.all() if s.path == target or s.path.startswith(target.rstrip("/") + "/")]
     if not ids:
         raise click.ClickException(f"no ingested document comes from {path}")
-    failures = _run(settings, lambda echo, instance: _runner().ingest_sources(
-        settings, [], instance, removed=ids, echo=echo))
+    failures = _run(
+        settings, lambda echo, instance: _runner().ingest_sources(settings, [], instance, removed=ids, echo=echo)
+    )
     click.echo(f"removed {len(ids)} document(s)")
     _print_summary(settings)
     if failures:
@@ -200,8 +232,9 @@ def retry(settings: KGSettings, collection: str | None) -> None:
         click.echo("no quarantined chunks" + (f" in {collection}" if collection else ""))
         return
     click.echo("re-queued " + ", ".join(f"{n} chunk stage(s) of {c}" for c, n in sorted(counts.items())))
-    failures = _run(settings, lambda echo, instance: _runner().sync_collections(settings, sorted(counts), instance,
-                                                                                 echo=echo))
+    failures = _run(
+        settings, lambda echo, instance: _runner().sync_collections(settings, sorted(counts), instance, echo=echo)
+    )
     _print_summary(settings)
     if failures:
         sys.exit(1)
@@ -218,9 +251,9 @@ def summary(settings: KGSettings) -> None:
 
 
 def _now():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _runner():

@@ -42,8 +42,11 @@ class ChunkJobSettings(_Strict):
     backoff_max_s: float = Field(default=30.0, ge=0)
     commit_every: int = Field(default=256, ge=1, description="Chunks written per transaction (a crash loses one batch)")
     max_retry_rounds: int = Field(
-        default=8, ge=1, le=100,
-        description="Runs that may retry a failed chunk before it is quarantined (`kg-pipelines retry` re-queues)")
+        default=8,
+        ge=1,
+        le=100,
+        description="Runs that may retry a failed chunk before it is quarantined (`kg-pipelines retry` re-queues)",
+    )
     round_delay_s: float = Field(default=60.0, ge=0, description="Wait before the first retry round; doubles per round")
     round_delay_max_s: float = Field(default=3600.0, ge=0, description="Longest wait between two retry rounds")
 
@@ -67,8 +70,10 @@ class SensorSettings(_Strict):
 
 class RunSettings(_Strict):
     pool_wait_timeout_s: float = Field(
-        default=600.0, gt=0,
-        description="How long a CLI run waits for another ingestion run that holds the duckdb pool before giving up")
+        default=600.0,
+        gt=0,
+        description="How long a CLI run waits for another ingestion run that holds the duckdb pool before giving up",
+    )
 
 
 class KGSettings(_Strict):
@@ -135,7 +140,13 @@ def default_data_dir() -> Path:
 def load_settings(data_dir: str | Path | None = None, config_path: str | Path | None = None) -> KGSettings:
     """Settings for one graph: file values first, then env overrides, then the data dir."""
     root = Path(data_dir).expanduser().resolve() if data_dir else default_data_dir()
-    path = Path(config_path) if config_path else Path(os.environ["KG_CONFIG"]) if os.environ.get("KG_CONFIG") else root / "kg.yaml"
+    path = (
+        Path(config_path)
+        if config_path
+        else Path(os.environ["KG_CONFIG"])
+        if os.environ.get("KG_CONFIG")
+        else root / "kg.yaml"
+    )
     values: dict = {}
     if path.exists():
         try:

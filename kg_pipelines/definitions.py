@@ -2,16 +2,19 @@
 
 from dagster import Definitions
 
-from kg_pipelines.dagster_shell.checks import ASSET_CHECKS
 from kg_pipelines.dagster_shell.graph_assets import knowledge_graph
-from kg_pipelines.dagster_shell.ingestion_assets import atomic_questions, chunks, documents, extract_entities_relationships
+from kg_pipelines.dagster_shell.ingestion_assets import (
+    atomic_questions,
+    chunks,
+    documents,
+    extract_entities_relationships,
+)
 from kg_pipelines.dagster_shell.jobs import sync_collection_job
 from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 
 defs = Definitions(
     assets=[documents, chunks, extract_entities_relationships, atomic_questions, knowledge_graph],
-    asset_checks=ASSET_CHECKS,
     jobs=[sync_collection_job],
     sensors=[inbox_sensor, retry_sensor],
     resources={"kg": KGResource()},

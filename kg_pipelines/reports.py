@@ -39,7 +39,7 @@ def _summary(conn: duckdb.DuckDBPyConnection) -> str:
         f"relationships  {one('SELECT count(*) FROM relationships'):>7}",
         f"questions      {one('SELECT count(*) FROM atomic_questions'):>7}",
         f"nodes          {one('SELECT count(*) FROM kg_nodes'):>7}   " + ", ".join(f"{k} {v}" for k, v in kinds),
-        f"  top entity types: " + ", ".join(f"{k} {v}" for k, v in entity_types),
+        "  top entity types: " + ", ".join(f"{k} {v}" for k, v in entity_types),
         f"edges          {one('SELECT count(*) FROM kg_edges'):>7}   " + ", ".join(f"{k} {v}" for k, v in edge_types),
     ]
     failed_chunks = conn.execute(
@@ -58,7 +58,9 @@ def _summary(conn: duckdb.DuckDBPyConnection) -> str:
     if retry_at is not None:
         lines.append(f"  failed chunks are retried automatically (next round at {retry_at:%Y-%m-%d %H:%M:%S} UTC)")
     if quarantined:
-        lines.append(f"  quarantined chunks: {quarantined} (failed every retry round; `kg-pipelines retry` re-queues them)")
+        lines.append(
+            f"  quarantined chunks: {quarantined} (failed every retry round; `kg-pipelines retry` re-queues them)"
+        )
     for document_id, error in failed_docs:
         lines.append(f"  {document_id}: {error}")
     return "\n".join(lines)

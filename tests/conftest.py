@@ -17,8 +17,15 @@ from kg_pipelines.stores import warehouse  # noqa: E402
 
 # fast retries in tests: the backoff schedule itself is unit-tested in test_chunk_jobs
 # and failed chunks due for their next round at once (the round schedule is unit-tested too)
-FAST = {"chunk_jobs": {"workers": 2, "max_chunk_retries": 1, "backoff_base_s": 0.0, "backoff_max_s": 0.0,
-                       "round_delay_s": 0.0}}
+FAST = {
+    "chunk_jobs": {
+        "workers": 2,
+        "max_chunk_retries": 1,
+        "backoff_base_s": 0.0,
+        "backoff_max_s": 0.0,
+        "round_delay_s": 0.0,
+    }
+}
 
 
 class Graph:

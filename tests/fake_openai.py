@@ -51,9 +51,10 @@ import struct
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Literal
 
 import pytest
 
@@ -72,7 +73,7 @@ class Behaviour:
     message: str = ""
     headers: tuple[tuple[str, str], ...] = ()
     seconds: float = 0.0
-    then: "Behaviour | None" = None
+    then: Behaviour | None = None
 
 
 AUTO = Behaviour("auto")
@@ -241,14 +242,14 @@ class FakeOpenAI:
         self._thread.start()
 
     # -- scripting --------------------------------------------------------------------------
-    def push(self, *behaviours: Behaviour, endpoint: Endpoint = "chat") -> "FakeOpenAI":
+    def push(self, *behaviours: Behaviour, endpoint: Endpoint = "chat") -> FakeOpenAI:
         with self._lock:
             self._queues[endpoint].extend(behaviours)
         return self
 
     def rule(
         self, schema: str, behaviour: Behaviour, conversation_id: str | None = None, times: int | None = None
-    ) -> "FakeOpenAI":
+    ) -> FakeOpenAI:
         """Answer chat requests for ``schema`` (and, if given, that conversation id, i.e. chunk id)
         with ``behaviour``, ``times`` times (None: until ``clear_rules``). Rules come before the queue."""
         with self._lock:
@@ -259,7 +260,7 @@ class FakeOpenAI:
         with self._lock:
             self._rules.clear()
 
-    def set_default(self, behaviour: Behaviour, endpoint: Endpoint = "chat") -> "FakeOpenAI":
+    def set_default(self, behaviour: Behaviour, endpoint: Endpoint = "chat") -> FakeOpenAI:
         with self._lock:
             self._defaults[endpoint] = behaviour
         return self
@@ -272,7 +273,7 @@ class FakeOpenAI:
         status: int = 503,
         mode: Literal["http", "disconnect"] = "http",
         retry_after: float | None = None,
-    ) -> "FakeOpenAI":
+    ) -> FakeOpenAI:
         """Start an outage: every request, to any endpoint, fails until ``recover()``; or, with
         ``count``, for the next ``count`` requests; or, with ``seconds``, until that much time has
         passed (with both, whichever ends first). ``mode="http"`` answers HTTP ``status`` (503 by
@@ -294,7 +295,7 @@ class FakeOpenAI:
             self._outage = _Outage(failure, count, deadline)
         return self
 
-    def recover(self) -> "FakeOpenAI":
+    def recover(self) -> FakeOpenAI:
         """End the outage now (a no-op when there is none)."""
         with self._lock:
             self._outage = None
@@ -350,7 +351,7 @@ class FakeOpenAI:
         self._httpd.server_close()
         self._thread.join(timeout=2)
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -490,9 +491,9 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(500, _error_body(500, f"fake server: unknown behaviour {behaviour.kind!r}"))
                 return
             message = {"role": "assistant", "content": content, "refusal": refused}
-            choices = [] if choices_empty else [
-                {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
-            ]
+            choices = (
+                [] if choices_empty else [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}]
+            )
             self._send(
                 200,
                 {

@@ -2,9 +2,9 @@
 
 from kg_pipelines.ingestion.chunk_jobs import RetryPolicy
 from kg_pipelines.ingestion.chunking import split_into_blocks, summarize_sequentially, text_hash
-from kg_pipelines.llm.client import LLMError
 from kg_pipelines.ingestion.sentences import split_sentences
 from kg_pipelines.ingestion.tokens import default_token_counter
+from kg_pipelines.llm.client import LLMError
 
 TEXT = " ".join(
     f"Sentence {i} says that compound C{i} changes the activity of protein P{i} in mice." for i in range(60)
@@ -32,7 +32,9 @@ def test_a_sentence_longer_than_a_block_is_cut_at_token_boundaries():
     blocks = split_into_blocks(long_sentence, counter, 100)
     assert len(blocks) >= 5
     assert all(b.token_count <= 100 for b in blocks)
-    assert "".join(long_sentence[b.char_start : b.char_end] for b in blocks).replace(" ", "") == long_sentence.replace(" ", "")
+    assert "".join(long_sentence[b.char_start : b.char_end] for b in blocks).replace(" ", "") == long_sentence.replace(
+        " ", ""
+    )
 
 
 def test_each_summary_sees_the_previous_summary():

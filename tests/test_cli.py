@@ -86,16 +86,37 @@ def test_summary_of_an_empty_graph_names_the_data_dir_and_creates_nothing(cli_en
 
 def test_the_core_never_imports_dagster():
     core = [
-        "kg_pipelines.audits", "kg_pipelines.ingestion.chunk_jobs", "kg_pipelines.ingestion.chunk_stage", "kg_pipelines.ingestion.chunk_state",
-        "kg_pipelines.ingestion.chunking", "kg_pipelines.config", "kg_pipelines.ingestion.documents", "kg_pipelines.embedding",
-        "kg_pipelines.ingestion.extraction", "kg_pipelines.graph.graph_building", "kg_pipelines.ingestion.inbox", "kg_pipelines.ingestion.questions",
-        "kg_pipelines.reports", "kg_pipelines.ingestion.context", "kg_pipelines.ingestion.names",
-        "kg_pipelines.llm.grounding", "kg_pipelines.collections", "kg_pipelines.stores.table_docs",
-        "kg_pipelines.dev_server", "kg_pipelines.llm.client", "kg_pipelines.llm.providers",
-        "kg_pipelines.llm.offline_provider", "kg_pipelines.llm.openai_provider", "kg_pipelines.stores.warehouse",
-        "kg_pipelines.stores.vectors", "kg_pipelines.stores.source_registry",
+        "kg_pipelines.audits",
+        "kg_pipelines.ingestion.chunk_jobs",
+        "kg_pipelines.ingestion.chunk_stage",
+        "kg_pipelines.ingestion.chunk_state",
+        "kg_pipelines.ingestion.chunking",
+        "kg_pipelines.config",
+        "kg_pipelines.ingestion.documents",
+        "kg_pipelines.embedding",
+        "kg_pipelines.ingestion.extraction",
+        "kg_pipelines.graph.graph_building",
+        "kg_pipelines.ingestion.inbox",
+        "kg_pipelines.ingestion.questions",
+        "kg_pipelines.reports",
+        "kg_pipelines.ingestion.context",
+        "kg_pipelines.ingestion.names",
+        "kg_pipelines.llm.grounding",
+        "kg_pipelines.collections",
+        "kg_pipelines.stores.table_docs",
+        "kg_pipelines.dev_server",
+        "kg_pipelines.llm.client",
+        "kg_pipelines.llm.providers",
+        "kg_pipelines.llm.offline_provider",
+        "kg_pipelines.llm.openai_provider",
+        "kg_pipelines.stores.warehouse",
+        "kg_pipelines.stores.vectors",
+        "kg_pipelines.stores.source_registry",
     ]
-    code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n" for m in core) + \
-        "print(sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster.')))"
+    code = (
+        "import importlib, sys\n"
+        + "".join(f"importlib.import_module({m!r})\n" for m in core)
+        + "print(sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ}, check=True)
     assert out.stdout.strip() == "[]"

@@ -16,9 +16,14 @@ import lancedb
 import pytest
 import yaml
 
-TOPICS = ["Metformin activates AMPK in liver cells", "Rapamycin inhibits mTORC1 in yeast",
-          "Spermidine induces autophagy in flies", "Nicotinamide riboside raises NAD+ in muscle",
-          "Resveratrol activates SIRT1 in mice", "Senolytics clear senescent cells in old mice"]
+TOPICS = [
+    "Metformin activates AMPK in liver cells",
+    "Rapamycin inhibits mTORC1 in yeast",
+    "Spermidine induces autophagy in flies",
+    "Nicotinamide riboside raises NAD+ in muscle",
+    "Resveratrol activates SIRT1 in mice",
+    "Senolytics clear senescent cells in old mice",
+]
 SETTINGS = {"chunk_tokens": 48, "chunk_jobs": {"workers": 2, "commit_every": 4}}
 TABLES = {
     "documents": "document_id, content_hash, title",
@@ -43,8 +48,22 @@ def start(data: Path, corpus: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "KG_CONFIG", "KG_DATA_DIR")}
     env["HF_HUB_OFFLINE"] = "1"
     return subprocess.Popen(
-        [sys.executable, "-m", "kg_pipelines.cli", "--data-dir", str(data), "ingest", str(corpus), "--collection",
-         "bio"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "kg_pipelines.cli",
+            "--data-dir",
+            str(data),
+            "ingest",
+            str(corpus),
+            "--collection",
+            "bio",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def wait_for(proc: subprocess.Popen, marker: bytes, limit_s: float = 240) -> bytes:

@@ -34,16 +34,36 @@ def test_dedupe_per_chunk_merges_descriptions_and_splits_tags():
     result = EntitiesRelationships.model_validate(
         {
             "entities": [
-                {"entity_name": "metformin", "entity_type": "compound", "entity_description": "Metformin is a biguanide."},
-                {"entity_name": "Metformin.", "entity_type": "compound", "entity_description": "Metformin activates AMPK."},
-                {"entity_name": "metformin", "entity_type": "compound", "entity_description": "Metformin is a biguanide."},
+                {
+                    "entity_name": "metformin",
+                    "entity_type": "compound",
+                    "entity_description": "Metformin is a biguanide.",
+                },
+                {
+                    "entity_name": "Metformin.",
+                    "entity_type": "compound",
+                    "entity_description": "Metformin activates AMPK.",
+                },
+                {
+                    "entity_name": "metformin",
+                    "entity_type": "compound",
+                    "entity_description": "Metformin is a biguanide.",
+                },
                 {"entity_name": "AMPK", "entity_type": "protein", "entity_description": "AMPK senses energy."},
             ],
             "relationships": [
-                {"source_entity": "metformin", "target_entity": "AMPK", "relationship_keywords": ["activates, energy sensing"],
-                 "relationship_description": "Metformin activates AMPK."},
-                {"source_entity": "Metformin", "target_entity": "ampk", "relationship_keywords": ["Activates", "liver"],
-                 "relationship_description": "In liver, metformin activates AMPK."},
+                {
+                    "source_entity": "metformin",
+                    "target_entity": "AMPK",
+                    "relationship_keywords": ["activates, energy sensing"],
+                    "relationship_description": "Metformin activates AMPK.",
+                },
+                {
+                    "source_entity": "Metformin",
+                    "target_entity": "ampk",
+                    "relationship_keywords": ["Activates", "liver"],
+                    "relationship_description": "In liver, metformin activates AMPK.",
+                },
             ],
         }
     )
@@ -64,8 +84,12 @@ def _entity(name, etype="compound"):
 
 
 def _rel(source, target):
-    return {"source_entity": source, "target_entity": target, "relationship_keywords": ["x"],
-            "relationship_description": f"{source} and {target}."}
+    return {
+        "source_entity": source,
+        "target_entity": target,
+        "relationship_keywords": ["x"],
+        "relationship_description": f"{source} and {target}.",
+    }
 
 
 def test_what_postprocessing_leaves_out_is_counted_by_reason():
@@ -97,8 +121,11 @@ def test_what_postprocessing_leaves_out_is_counted_by_reason():
 
 def test_an_empty_answer_drops_nothing_and_still_reports_every_reason():
     out = postprocess(EntitiesRelationships(entities=[], relationships=[]), CHUNK)
-    assert (out.entities, out.relationships, out.dropped) == ([], [], {"empty_name": 0, "unknown_endpoint": 0,
-                                                                        "self_loop": 0})
+    assert (out.entities, out.relationships, out.dropped) == (
+        [],
+        [],
+        {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0},
+    )
 
 
 class _Canned:
@@ -115,13 +142,34 @@ class _Canned:
     "answer, fragment",
     [
         ('{"entities": [', "not valid JSON"),
-        ({"entities": [{"entity_name": "X", "entity_type": "spaceship", "entity_description": "d"}], "relationships": []},
-         "spaceship"),
-        ({"entities": [{"entity_name": "X", "entity_type": "gene", "entity_description": "  "}], "relationships": []},
-         "entity_description"),
-        ({"entities": [], "relationships": [{"source_entity": "A", "target_entity": "B",
-                                             "relationship_keywords": ["x"], "relationship_description": "d"}]},
-         "not one of the extracted entities"),
+        (
+            {
+                "entities": [{"entity_name": "X", "entity_type": "spaceship", "entity_description": "d"}],
+                "relationships": [],
+            },
+            "spaceship",
+        ),
+        (
+            {
+                "entities": [{"entity_name": "X", "entity_type": "gene", "entity_description": "  "}],
+                "relationships": [],
+            },
+            "entity_description",
+        ),
+        (
+            {
+                "entities": [],
+                "relationships": [
+                    {
+                        "source_entity": "A",
+                        "target_entity": "B",
+                        "relationship_keywords": ["x"],
+                        "relationship_description": "d",
+                    }
+                ],
+            },
+            "not one of the extracted entities",
+        ),
     ],
 )
 def test_schema_violations_are_schema_errors_and_counted(answer, fragment):
@@ -137,11 +185,20 @@ def test_counters_count_each_outcome_once_and_average_latency():
     for outcome, latency in [("ok", 0.1), ("schema", 0.2), ("ungrounded", 0.3), ("api", 0.4), ("timeout", 1.0)]:
         counters.record(outcome, latency)
     assert counters.snapshot() == {
-        "llm_calls": 5, "llm_succeeded": 1, "llm_schema_failures": 1, "llm_ungrounded": 1, "llm_api_errors": 1,
-        "llm_timeouts": 1, "llm_mean_latency_ms": 400.0,
+        "llm_calls": 5,
+        "llm_succeeded": 1,
+        "llm_schema_failures": 1,
+        "llm_ungrounded": 1,
+        "llm_api_errors": 1,
+        "llm_timeouts": 1,
+        "llm_mean_latency_ms": 400.0,
     }
     assert LLMCounters().snapshot()["llm_mean_latency_ms"] == 0.0  # no call: no division by zero
 
 
 def test_split_tags():
-    assert split_tags(["increases; abundance", " Supplementation ", "increases"]) == ["increases", "abundance", "supplementation"]
+    assert split_tags(["increases; abundance", " Supplementation ", "increases"]) == [
+        "increases",
+        "abundance",
+        "supplementation",
+    ]

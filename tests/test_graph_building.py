@@ -1,17 +1,17 @@
 """Incremental graph updates with provenance: merge across documents, reinforce, survive
 re-ingestion, remove cleanly, never dangle."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from kg_pipelines.audits import dangling_edges
-from kg_pipelines.ingestion.extraction import entity_node_id
 from kg_pipelines.graph.graph_building import documents_to_sync, sync_graph, update_graph
 from kg_pipelines.ingestion.context import SyncScope
+from kg_pipelines.ingestion.extraction import entity_node_id
 from kg_pipelines.stores import warehouse
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -28,22 +28,88 @@ def put_document(conn, doc: str, collection: str, entities: list[tuple[str, str]
     with warehouse.transaction(conn):
         for table in ("documents", "chunks", "entities", "relationships", "atomic_questions"):
             warehouse.delete_where_in(conn, table, "document_id", [doc])
-        warehouse.insert_rows(conn, "documents", [{"document_id": doc, "collection": collection, "source_path": f"/x/{doc}",
-                                                  "title": doc.upper(), "content_hash": f"hash-{doc}", "text": "text"}])
-        warehouse.insert_rows(conn, "chunks", [{"chunk_id": chunk, "document_id": doc, "collection": collection, "seq": 0,
-                                               "text": "text", "token_count": 1, "summary": f"summary {doc}", "text_hash": "h"}])
-        warehouse.insert_rows(conn, "entities", [
-            {"entity_id": f"{chunk}/e{i}", "chunk_id": chunk, "document_id": doc, "collection": collection, "name": n,
-             "entity_type": t, "description": f"{n} in {doc}", "node_id": entity_node_id(n, t)}
-            for i, (n, t) in enumerate(entities)])
-        warehouse.insert_rows(conn, "relationships", [
-            {"relationship_id": f"{chunk}/r{i}", "chunk_id": chunk, "document_id": doc, "collection": collection,
-             "source_name": a, "target_name": b, "keywords": ["k"], "tags": [f"tag-{doc}"], "description": f"{a} and {b} ({doc})",
-             "source_node_id": entity_node_id(a, types[a]), "target_node_id": entity_node_id(b, types[b])}
-            for i, (a, b) in enumerate(relations)])
-        warehouse.insert_rows(conn, "atomic_questions", [
-            {"question_id": f"{chunk}/q{i}", "chunk_id": chunk, "document_id": doc, "collection": collection, "seq": i,
-             "question": f"Question {i} of {doc}?"} for i in range(2)])
+        warehouse.insert_rows(
+            conn,
+            "documents",
+            [
+                {
+                    "document_id": doc,
+                    "collection": collection,
+                    "source_path": f"/x/{doc}",
+                    "title": doc.upper(),
+                    "content_hash": f"hash-{doc}",
+                    "text": "text",
+                }
+            ],
+        )
+        warehouse.insert_rows(
+            conn,
+            "chunks",
+            [
+                {
+                    "chunk_id": chunk,
+                    "document_id": doc,
+                    "collection": collection,
+                    "seq": 0,
+                    "text": "text",
+                    "token_count": 1,
+                    "summary": f"summary {doc}",
+                    "text_hash": "h",
+                }
+            ],
+        )
+        warehouse.insert_rows(
+            conn,
+            "entities",
+            [
+                {
+                    "entity_id": f"{chunk}/e{i}",
+                    "chunk_id": chunk,
+                    "document_id": doc,
+                    "collection": collection,
+                    "name": n,
+                    "entity_type": t,
+                    "description": f"{n} in {doc}",
+                    "node_id": entity_node_id(n, t),
+                }
+                for i, (n, t) in enumerate(entities)
+            ],
+        )
+        warehouse.insert_rows(
+            conn,
+            "relationships",
+            [
+                {
+                    "relationship_id": f"{chunk}/r{i}",
+                    "chunk_id": chunk,
+                    "document_id": doc,
+                    "collection": collection,
+                    "source_name": a,
+                    "target_name": b,
+                    "keywords": ["k"],
+                    "tags": [f"tag-{doc}"],
+                    "description": f"{a} and {b} ({doc})",
+                    "source_node_id": entity_node_id(a, types[a]),
+                    "target_node_id": entity_node_id(b, types[b]),
+                }
+                for i, (a, b) in enumerate(relations)
+            ],
+        )
+        warehouse.insert_rows(
+            conn,
+            "atomic_questions",
+            [
+                {
+                    "question_id": f"{chunk}/q{i}",
+                    "chunk_id": chunk,
+                    "document_id": doc,
+                    "collection": collection,
+                    "seq": i,
+                    "question": f"Question {i} of {doc}?",
+                }
+                for i in range(2)
+            ],
+        )
 
 
 def drop_document(conn, doc: str) -> None:
@@ -79,8 +145,13 @@ def test_entities_merge_across_documents_and_shared_edges_are_reinforced(conn):
     assert report.edges_created == 1 + 2 + 2  # RELATED, MENTIONS, ANSWERS_IN
     assert edge(conn, RELATED)["strength"] == pytest.approx(0.5)
 
-    put_document(conn, "b", "microbiome", [("metformin", "compound"), ("AMPK", "protein"), ("Akkermansia", "microbe")],
-                 [("metformin", "AMPK"), ("metformin", "Akkermansia")])
+    put_document(
+        conn,
+        "b",
+        "microbiome",
+        [("metformin", "compound"), ("AMPK", "protein"), ("Akkermansia", "microbe")],
+        [("metformin", "AMPK"), ("metformin", "Akkermansia")],
+    )
     report = update_graph(conn, ["b"], T0 + timedelta(days=1))
     assert report.edges_reinforced == 1
     shared = edge(conn, RELATED)
@@ -96,15 +167,25 @@ def test_entities_merge_across_documents_and_shared_edges_are_reinforced(conn):
 
 
 def test_reingesting_keeps_graph_state_and_replaces_only_its_support(conn):
-    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
-                 [("Metformin", "AMPK"), ("Metformin", "Liver")])
+    put_document(
+        conn,
+        "a",
+        "c",
+        [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
+        [("Metformin", "AMPK"), ("Metformin", "Liver")],
+    )
     put_document(conn, "b", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     update_graph(conn, ["a", "b"], T0)
     assert edge(conn, RELATED)["strength"] == pytest.approx(1 - 0.5 * 0.9)  # two documents at creation
-    conn.execute("UPDATE kg_edges SET activation_count = 7, strength = 0.8, last_activated_at = ? WHERE edge_id = ?", [T0, RELATED])
     conn.execute(
-        """INSERT INTO kg_edges VALUES ('USER:liver->ampk', 'anatomy:liver', 'protein:ampk', 'user_link', 0.9, 3, ?, NULL,
-        NULL, 'user', true, 'a user note', [], NULL, NULL, 0)""", [T0])
+        "UPDATE kg_edges SET activation_count = 7, strength = 0.8, last_activated_at = ? WHERE edge_id = ?",
+        [T0, RELATED],
+    )
+    conn.execute(
+        """INSERT INTO kg_edges VALUES ('USER:liver->ampk', 'anatomy:liver', 'protein:ampk', 'user_link', 0.9, 3, ?,
+        NULL, NULL, 'user', true, 'a user note', [], NULL, NULL, 0)""",
+        [T0],
+    )
 
     # document a is edited: Liver and the Metformin->Liver relation are gone from it
     put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
@@ -119,8 +200,13 @@ def test_reingesting_keeps_graph_state_and_replaces_only_its_support(conn):
 
 
 def test_removing_a_document_keeps_what_others_support(conn):
-    put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
-                 [("Metformin", "AMPK"), ("AMPK", "Liver")])
+    put_document(
+        conn,
+        "a",
+        "c",
+        [("Metformin", "compound"), ("AMPK", "protein"), ("Liver", "anatomy")],
+        [("Metformin", "AMPK"), ("AMPK", "Liver")],
+    )
     put_document(conn, "b", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     update_graph(conn, ["a", "b"], T0)
     report = remove_documents(conn, ["a"], T0 + timedelta(days=1))
@@ -140,7 +226,10 @@ def test_removing_a_document_keeps_what_others_support(conn):
 def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
     put_document(conn, "a", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     update_graph(conn, ["a"], T0)
-    before = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
+    before = (
+        conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0],
+        conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0],
+    )
     import kg_pipelines.graph.graph_building as gb
 
     def boom(*args, **kwargs):
@@ -150,7 +239,10 @@ def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
     drop_document(conn, "a")
     with pytest.raises(RuntimeError):
         update_graph(conn, ["a"], T0)
-    after = conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0], conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0]
+    after = (
+        conn.execute("SELECT count(*) FROM kg_nodes").fetchone()[0],
+        conn.execute("SELECT count(*) FROM kg_edges").fetchone()[0],
+    )
     assert after == before
     assert conn.execute("SELECT count(*) FROM kg_node_support WHERE document_id = 'a'").fetchone()[0] > 0
 
@@ -158,9 +250,24 @@ def test_a_failing_update_leaves_the_graph_as_it_was(conn, monkeypatch):
 def _state(conn, doc: str, when) -> None:
     with warehouse.transaction(conn):
         warehouse.delete_where_in(conn, "chunk_state", "document_id", [doc])
-        warehouse.insert_rows(conn, "chunk_state", [
-            {"chunk_id": f"{doc}#c0000", "document_id": doc, "collection": "c", "stage": stage, "attempts": 1,
-             "status": "done", "input_hash": "i", "rounds": 0, "updated_at": when} for stage in ("extract", "questions")])
+        warehouse.insert_rows(
+            conn,
+            "chunk_state",
+            [
+                {
+                    "chunk_id": f"{doc}#c0000",
+                    "document_id": doc,
+                    "collection": "c",
+                    "stage": stage,
+                    "attempts": 1,
+                    "status": "done",
+                    "input_hash": "i",
+                    "rounds": 0,
+                    "updated_at": when,
+                }
+                for stage in ("extract", "questions")
+            ],
+        )
 
 
 def test_sync_consumes_only_what_changed_and_takes_out_removed_documents(conn):

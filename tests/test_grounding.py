@@ -34,8 +34,12 @@ def entity(name: str, description: str, etype: str = "compound") -> dict:
 
 
 def relationship(source: str, target: str, description: str) -> dict:
-    return {"source_entity": source, "target_entity": target, "relationship_keywords": ["x"],
-            "relationship_description": description}
+    return {
+        "source_entity": source,
+        "target_entity": target,
+        "relationship_keywords": ["x"],
+        "relationship_description": description,
+    }
 
 
 def answer(entities: list[dict], relationships: list[dict] = ()) -> EntitiesRelationships:
@@ -45,8 +49,14 @@ def answer(entities: list[dict], relationships: list[dict] = ()) -> EntitiesRela
 # -- words and stems -------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "a, b",
-    [("activates", "activation"), ("Activated", "activating"), ("cells", "cell"), ("studies", "study"),
-     ("Alzheimer's", "alzheimer"), ("increased", "increase")],
+    [
+        ("activates", "activation"),
+        ("Activated", "activating"),
+        ("cells", "cell"),
+        ("studies", "study"),
+        ("Alzheimer's", "alzheimer"),
+        ("increased", "increase"),
+    ],
 )
 def test_simple_inflections_share_a_stem(a, b):
     assert stem(words(a)[0]) == stem(words(b)[0])
@@ -59,7 +69,12 @@ def test_different_words_have_different_stems(a, b):
 
 def test_content_stems_drop_stop_words_and_keep_numbers():
     assert content_stems("It was shown in 2019 that the IL-6 of mice is high") == [
-        "shown", "2019", "il", "6", "mice", "high"
+        "shown",
+        "2019",
+        "il",
+        "6",
+        "mice",
+        "high",
     ]
 
 
@@ -93,8 +108,18 @@ def test_a_description_without_content_words_is_not_grounded():
 # -- names -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "name",
-    ["Metformin", "AMPK", "ampk", "Diet-Induced Obesity", "Diet Induced Obesity", "diet induced  obesity",
-     "Akkermansia Muciniphila", "Hepatocyte", "TNF-α", "Oleoylethanolamide Supplementation"],
+    [
+        "Metformin",
+        "AMPK",
+        "ampk",
+        "Diet-Induced Obesity",
+        "Diet Induced Obesity",
+        "diet induced  obesity",
+        "Akkermansia Muciniphila",
+        "Hepatocyte",
+        "TNF-α",
+        "Oleoylethanolamide Supplementation",
+    ],
 )
 def test_names_that_occur(name):
     assert name_occurs(name, ChunkText.of(CHUNK))
@@ -102,8 +127,15 @@ def test_names_that_occur(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["Rapamycin", "Akkermansia Municipalis", "Muciniphila Akkermansia", "Obesity Diet", "AMPK Metformin", "TNF-β",
-     "Met"],
+    [
+        "Rapamycin",
+        "Akkermansia Municipalis",
+        "Muciniphila Akkermansia",
+        "Obesity Diet",
+        "AMPK Metformin",
+        "TNF-β",
+        "Met",
+    ],
 )
 def test_names_that_do_not_occur(name):
     assert not name_occurs(name, ChunkText.of(CHUNK))
@@ -128,7 +160,10 @@ def test_known_synonyms_ground_a_canonical_name():
 # -- whole answers -------------------------------------------------------------------------------
 def test_a_grounded_answer_has_no_problems():
     result = answer(
-        [entity("Metformin", "Metformin activates AMPK."), entity("AMPK", "AMPK is activated in hepatocytes.", "protein")],
+        [
+            entity("Metformin", "Metformin activates AMPK."),
+            entity("AMPK", "AMPK is activated in hepatocytes.", "protein"),
+        ],
         [relationship("Metformin", "AMPK", "Metformin activates AMPK in hepatocytes.")],
     )
     assert check_extraction(result, CHUNK) == []
@@ -177,7 +212,12 @@ def test_client_raises_ungrounded_and_counts_it_apart_from_schema_failures():
     assert info.value.kind == "ungrounded"
     assert "entity 'Metformin'" in info.value.message and "influenza" in info.value.message
     snap = client.counters.snapshot()
-    assert (snap["llm_calls"], snap["llm_ungrounded"], snap["llm_schema_failures"], snap["llm_succeeded"]) == (1, 1, 0, 0)
+    assert (snap["llm_calls"], snap["llm_ungrounded"], snap["llm_schema_failures"], snap["llm_succeeded"]) == (
+        1,
+        1,
+        0,
+        0,
+    )
 
 
 def test_client_reports_at_most_three_problems_and_how_many_more():
@@ -217,13 +257,15 @@ PASSAGES = {
         "Budapest before it empties into the Black Sea. Silas Daniels is an American football wide "
         "receiver who played for the University of Oxford Wine Circle in the United Kingdom."
     ),
-    "long sentence": "Metformin, " + ", ".join(f"compound number {i} in trial {i}" for i in range(60))
+    "long sentence": "Metformin, "
+    + ", ".join(f"compound number {i} in trial {i}" for i in range(60))
     + " and AMPK were studied together in hepatocytes of mice.",
 }
 
 
-@pytest.mark.parametrize("entity_types", [BASE_ENTITY_TYPES, ("gene", "compound", "disease", "concept")],
-                         ids=["base-types", "few-types"])
+@pytest.mark.parametrize(
+    "entity_types", [BASE_ENTITY_TYPES, ("gene", "compound", "disease", "concept")], ids=["base-types", "few-types"]
+)
 def test_offline_answers_are_always_grounded(entity_types):
     client = LLMClient(OfflineProvider(), entity_types=entity_types)
     only_by_synonym = []
@@ -236,5 +278,6 @@ def test_offline_answers_are_always_grounded(entity_types):
     assert snap["llm_succeeded"] == len(PASSAGES) and snap["llm_ungrounded"] == 0
     # the passages exercise the synonym path: canonical names that the text only has as synonyms
     assert only_by_synonym, "no canonical-only name: the synonym path was not exercised"
-    assert all(name_occurs(n, ChunkText.of(" ".join(PASSAGES.values())), grounding.gazetteer_aliases)
-               for n in only_by_synonym)
+    assert all(
+        name_occurs(n, ChunkText.of(" ".join(PASSAGES.values())), grounding.gazetteer_aliases) for n in only_by_synonym
+    )

@@ -4,8 +4,13 @@ PartiallyFailed, nothing is half-written, and a later run redoes only the failed
 
 import pytest
 
-from tests.fake_openai import delay, http_error, json_content, text_content
-from tests.fake_openai import fake_openai  # noqa: F401  (fixture)
+from tests.fake_openai import (
+    delay,
+    fake_openai,  # noqa: F401  (fixture)
+    http_error,
+    json_content,
+    text_content,
+)
 
 DOC = (
     "# Metformin and AMPK\n"
@@ -29,18 +34,37 @@ def chunk_ids(graph):
 
 
 def extract_calls(fake):
-    return [r.headers.get("x-conversation-id") for r in fake.requests_to("chat")
-            if r.body["response_format"]["json_schema"]["name"] == "entities_relationships"]
+    return [
+        r.headers.get("x-conversation-id")
+        for r in fake.requests_to("chat")
+        if r.body["response_format"]["json_schema"]["name"] == "entities_relationships"
+    ]
 
 
 @pytest.mark.parametrize(
     "behaviour, kind, message",
     [
         (text_content("{not json at all"), "schema", "not valid JSON"),
-        (json_content({"entities": [{"entity_name": "X", "entity_type": "starship", "entity_description": "d"}],
-                       "relationships": []}), "schema", "starship"),
-        (json_content({"entities": [{"entity_name": "X", "entity_type": "gene", "entity_description": ""}],
-                       "relationships": []}), "schema", "entity_description"),
+        (
+            json_content(
+                {
+                    "entities": [{"entity_name": "X", "entity_type": "starship", "entity_description": "d"}],
+                    "relationships": [],
+                }
+            ),
+            "schema",
+            "starship",
+        ),
+        (
+            json_content(
+                {
+                    "entities": [{"entity_name": "X", "entity_type": "gene", "entity_description": ""}],
+                    "relationships": [],
+                }
+            ),
+            "schema",
+            "entity_description",
+        ),
         (http_error(429, "Rate limit reached", retry_after=1), "api", "429"),
         (http_error(500, "upstream exploded"), "api", "500"),
         (delay(2.0), "timeout", "timeout"),
@@ -60,14 +84,20 @@ def test_failed_extraction_is_recorded_and_retried_later(graph, fake_openai, beh
     outcome = graph.ingest("bio")
     assert outcome.failed_runs == 0  # a failed chunk is data, not a crashed run
 
-    state = graph.rows("SELECT status, attempts, error_kind, last_error FROM chunk_state WHERE chunk_id = ? AND stage = 'extract'", [bad])
+    state = graph.rows(
+        "SELECT status, attempts, error_kind, last_error FROM chunk_state WHERE chunk_id = ? AND stage = 'extract'",
+        [bad],
+    )
     assert state[0][0] == "failed" and state[0][1] == 2 and state[0][2] == kind
     assert message in state[0][3]
     assert graph.one("SELECT status FROM document_status") == "PartiallyFailed"
     # the failed chunk has no rows (none half-written, none stale from version 1); the others have theirs
     assert graph.one("SELECT count(*) FROM entities WHERE chunk_id = ?", [bad]) == 0
-    others = graph.rows("SELECT c.chunk_id, count(e.entity_id) FROM chunks c LEFT JOIN entities e USING (chunk_id) "
-                        "WHERE c.chunk_id <> ? GROUP BY 1", [bad])
+    others = graph.rows(
+        "SELECT c.chunk_id, count(e.entity_id) FROM chunks c LEFT JOIN entities e USING (chunk_id) "
+        "WHERE c.chunk_id <> ? GROUP BY 1",
+        [bad],
+    )
     assert len(others) == graph.one("SELECT count(*) FROM chunks") - 1 and all(n > 0 for _, n in others)
     assert graph.one("SELECT count(*) FROM kg_edges WHERE source_id NOT IN (SELECT node_id FROM kg_nodes)") == 0
 
@@ -87,8 +117,10 @@ def test_summaries_and_questions_failures_are_recorded_per_stage(graph, fake_ope
     fake_openai.rule("chunk_summary", http_error(503, "overloaded"), conversation_id="bio/a.md#c0000")
     graph.write("bio/a.md", DOC)
     graph.ingest("bio")
-    rows = dict(((stage, status), n) for stage, status, n in graph.rows(
-        "SELECT stage, status, count(*) FROM chunk_state GROUP BY 1, 2"))
+    rows = dict(
+        ((stage, status), n)
+        for stage, status, n in graph.rows("SELECT stage, status, count(*) FROM chunk_state GROUP BY 1, 2")
+    )
     n_chunks = graph.one("SELECT count(*) FROM chunks")
     assert rows[("questions", "failed")] == n_chunks  # every chunk: too few questions is a schema error
     assert rows[("summarize", "failed")] == 1

@@ -51,4 +51,6 @@ def test_node_key_ignores_case_and_separators_but_not_greek_letters():
     assert names.node_key("Diet-induced obesity") == names.node_key("diet induced  OBESITY")
     assert names.node_key("TNF-α") == names.node_key("tnf α")
     assert names.node_key("TNF-α") != names.node_key("TNF-β")
-    assert names.entity_node_id("Ludwig van Beethoven", "person") == names.entity_node_id("Ludwig Van Beethoven", "person")
+    assert names.entity_node_id("Ludwig van Beethoven", "person") == names.entity_node_id(
+        "Ludwig Van Beethoven", "person"
+    )

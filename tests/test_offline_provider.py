@@ -14,11 +14,11 @@ import time
 import pytest
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
+from kg_pipelines.ingestion.sentences import split_sentences
 from kg_pipelines.llm.client import LLMClient, LLMRequest
 from kg_pipelines.llm.offline_provider import OfflineProvider
 from kg_pipelines.offline import entities as offline_entities
 from kg_pipelines.offline.lexicon import display_name
-from kg_pipelines.ingestion.sentences import split_sentences
 
 OEA_SENTENCE = (
     "Oleoylethanolamide supplementation was investigated for its effect on the abundance of "

@@ -58,7 +58,9 @@ VALID_EXTRACTION = {
 
 
 def make_client(fake: FakeOpenAI, timeout_s: float = 5.0, base_url: str | None = None) -> LLMClient:
-    provider = OpenAIProvider(model="gpt-5-mini", api_key="test", base_url=base_url or fake.base_url, timeout_s=timeout_s)
+    provider = OpenAIProvider(
+        model="gpt-5-mini", api_key="test", base_url=base_url or fake.base_url, timeout_s=timeout_s
+    )
     return LLMClient(provider, entity_types=ENTITY_TYPES)
 
 
@@ -150,14 +152,18 @@ def test_invalid_json_is_a_schema_failure(fake_openai):
     "answer, words",
     [
         pytest.param(
-            {"entities": [{"entity_name": "Akt", "entity_type": "spaceship", "entity_description": "A kinase."}],
-             "relationships": []},
+            {
+                "entities": [{"entity_name": "Akt", "entity_type": "spaceship", "entity_description": "A kinase."}],
+                "relationships": [],
+            },
             ["entity_type", "spaceship"],
             id="unknown-entity-type",
         ),
         pytest.param(
-            {"entities": [{"entity_name": "Akt", "entity_type": "gene", "entity_description": "   "}],
-             "relationships": []},
+            {
+                "entities": [{"entity_name": "Akt", "entity_type": "gene", "entity_description": "   "}],
+                "relationships": [],
+            },
             ["entity_description", "non-empty"],
             id="empty-description",
         ),
@@ -165,8 +171,12 @@ def test_invalid_json_is_a_schema_failure(fake_openai):
             {
                 "entities": [{"entity_name": "Akt", "entity_type": "gene", "entity_description": "A kinase."}],
                 "relationships": [
-                    {"source_entity": "Akt", "target_entity": "Mtor", "relationship_keywords": ["activates"],
-                     "relationship_description": "Akt activates mTOR."}
+                    {
+                        "source_entity": "Akt",
+                        "target_entity": "Mtor",
+                        "relationship_keywords": ["activates"],
+                        "relationship_description": "Akt activates mTOR.",
+                    }
                 ],
             },
             ["'Mtor'", "not one of the extracted entities"],
@@ -234,8 +244,11 @@ def test_made_up_description_is_ungrounded(fake_openai):
     made_up = {
         "entities": [
             VALID_EXTRACTION["entities"][0],
-            {"entity_name": "Obesity", "entity_type": "disease",
-             "entity_description": "A chronic disorder treated with gastric surgery and appetite suppressants."},
+            {
+                "entity_name": "Obesity",
+                "entity_type": "disease",
+                "entity_description": "A chronic disorder treated with gastric surgery and appetite suppressants.",
+            },
         ],
         "relationships": [],
     }
@@ -253,12 +266,15 @@ def test_made_up_description_is_ungrounded(fake_openai):
 def test_made_up_entity_and_relationship_are_ungrounded(fake_openai):
     client = make_client(fake_openai)
     answer = {
-        "entities": VALID_EXTRACTION["entities"] + [
-            {"entity_name": "Leptin", "entity_type": "gene", "entity_description": "People with obesity."}
-        ],
+        "entities": VALID_EXTRACTION["entities"]
+        + [{"entity_name": "Leptin", "entity_type": "gene", "entity_description": "People with obesity."}],
         "relationships": [
-            {"source_entity": "Leptin", "target_entity": "Obesity", "relationship_keywords": ["causes"],
-             "relationship_description": "Obesity in people."}
+            {
+                "source_entity": "Leptin",
+                "target_entity": "Obesity",
+                "relationship_keywords": ["causes"],
+                "relationship_description": "Obesity in people.",
+            }
         ],
     }
     fake_openai.push(json_content(answer))
@@ -272,12 +288,21 @@ def test_made_up_entity_and_relationship_are_ungrounded(fake_openai):
 
 def test_ungrounded_answer_is_retried_by_the_job_runner(fake_openai):
     client = make_client(fake_openai)
-    made_up = {"entities": [{"entity_name": "Oleoylethanolamide", "entity_type": "compound",
-                             "entity_description": "A cannabinoid sold as a weight-loss pill in pharmacies."}],
-               "relationships": []}
+    made_up = {
+        "entities": [
+            {
+                "entity_name": "Oleoylethanolamide",
+                "entity_type": "compound",
+                "entity_description": "A cannabinoid sold as a weight-loss pill in pharmacies.",
+            }
+        ],
+        "relationships": [],
+    }
     fake_openai.push(json_content(made_up), json_content(VALID_EXTRACTION))
 
-    outcome = run_with_retries(CHUNK_ID, lambda: client.extract(CHUNK_ID, TEXT), RetryPolicy(2, 0, 0), sleep=lambda s: None)
+    outcome = run_with_retries(
+        CHUNK_ID, lambda: client.extract(CHUNK_ID, TEXT), RetryPolicy(2, 0, 0), sleep=lambda s: None
+    )
 
     assert outcome.ok and outcome.attempts == 2
     assert outcome.error_kind == "ungrounded"  # the last error before the success, as recorded in chunk_state
@@ -455,7 +480,11 @@ def test_from_settings_without_key_or_base_url_names_the_variable(monkeypatch):
 def test_from_settings_reads_the_key_from_the_environment(fake_openai, monkeypatch):
     monkeypatch.setenv("KG_TEST_OPENAI_KEY", "sk-from-env")
     settings = LLMSettings(
-        provider="openai", model="my-model", api_key_env="KG_TEST_OPENAI_KEY", base_url=fake_openai.base_url, timeout_s=3
+        provider="openai",
+        model="my-model",
+        api_key_env="KG_TEST_OPENAI_KEY",
+        base_url=fake_openai.base_url,
+        timeout_s=3,
     )
     provider = OpenAIProvider.from_settings(settings)
     assert provider.timeout_s == 3
@@ -525,8 +554,14 @@ def test_embedding_errors_are_mapped(fake_openai):
 def test_embeddings_with_wrong_vector_count_are_an_api_error(fake_openai):
     embedder = OpenAIEmbeddingClient("text-embedding-3-small", "test", base_url=fake_openai.base_url)
     fake_openai.push(
-        json_content({"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": [0.1]}],
-                      "usage": {"prompt_tokens": 1, "total_tokens": 1}}),
+        json_content(
+            {
+                "object": "list",
+                "model": "m",
+                "data": [{"object": "embedding", "index": 0, "embedding": [0.1]}],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        ),
         endpoint="embeddings",
     )
 
@@ -584,10 +619,16 @@ def test_fingerprints_change_only_for_the_task_whose_settings_changed():
     order = fingerprints(openai_client(entity_types=("compound", "gene", "disease")))
     questions = fingerprints(openai_client(low=3, high=10))
     assert (types["extract"] != base["extract"], types["summarize"], types["questions"]) == (
-        True, base["summarize"], base["questions"])
+        True,
+        base["summarize"],
+        base["questions"],
+    )
     assert order["extract"] != base["extract"]  # the order is the enum sent to the model
     assert (questions["questions"] != base["questions"], questions["summarize"], questions["extract"]) == (
-        True, base["summarize"], base["extract"])
+        True,
+        base["summarize"],
+        base["extract"],
+    )
 
 
 def test_editing_a_prompt_changes_its_tasks_fingerprint(monkeypatch):

@@ -28,8 +28,10 @@ def test_two_collections_become_one_graph(graph):
     assert graph.ingest("longevity").failed_runs == 0
     assert graph.ingest("microbiome").failed_runs == 0
 
-    assert graph.rows("SELECT document_id, collection, title, status FROM documents JOIN document_status "
-                      "USING (document_id, collection) ORDER BY 1") == [
+    assert graph.rows(
+        "SELECT document_id, collection, title, status FROM documents JOIN document_status "
+        "USING (document_id, collection) ORDER BY 1"
+    ) == [
         ("longevity/metformin.md", "longevity", "Metformin and AMPK", "Done"),
         ("longevity/rapamycin.md", "longevity", "Rapamycin", "Done"),
         ("microbiome/gut.md", "microbiome", "Metformin and the gut", "Done"),
@@ -37,29 +39,39 @@ def test_two_collections_become_one_graph(graph):
     types = dict(graph.rows("SELECT name, entity_type FROM entities"))
     assert types["Metformin"] == "compound" and types["AMPK"] in ("gene", "protein")
     assert types["Akkermansia Muciniphila"] == "microbe"
-    rel = graph.rows("SELECT description, tags FROM relationships WHERE source_name = 'Metformin' AND target_name = 'AMPK'")
+    rel = graph.rows(
+        "SELECT description, tags FROM relationships WHERE source_name = 'Metformin' AND target_name = 'AMPK'"
+    )
     assert rel and rel[0][0] == "Metformin activates AMPK in liver cells." and "activates" in rel[0][1]
-    for n, in graph.rows("SELECT count(*) FROM atomic_questions GROUP BY chunk_id"):
+    for (n,) in graph.rows("SELECT count(*) FROM atomic_questions GROUP BY chunk_id"):
         assert 5 <= n <= 10
 
     # one Metformin node supported by both collections
     node_id, support, energy = graph.rows(
-        "SELECT node_id, support_count, energy FROM kg_nodes WHERE node_kind = 'entity' AND name = 'Metformin'")[0]
+        "SELECT node_id, support_count, energy FROM kg_nodes WHERE node_kind = 'entity' AND name = 'Metformin'"
+    )[0]
     assert node_id == "compound:metformin" and support == 2
     assert '"longevity"' in energy and '"microbiome"' in energy
     n_questions = graph.one("SELECT count(*) FROM atomic_questions")
     assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_type = 'ANSWERS_IN'") == n_questions
-    assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_type = 'MENTIONS'") == graph.one("SELECT count(*) FROM entities")
+    assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_type = 'MENTIONS'") == graph.one(
+        "SELECT count(*) FROM entities"
+    )
 
     conn = warehouse.connect(graph.settings.warehouse_path)
     fingerprint = KGResource(data_dir=str(graph.root)).llm_client().fingerprint("extract")
     assert dangling_edges(conn).passed and chunks_without_extraction(conn, None, fingerprint).passed
     conn.close()
     db = lancedb.connect(str(graph.settings.lancedb_dir))
-    assert sorted(db.list_tables().tables) == ["chunks__longevity", "chunks__microbiome", "questions__longevity",
-                                               "questions__microbiome"]
+    assert sorted(db.list_tables().tables) == [
+        "chunks__longevity",
+        "chunks__microbiome",
+        "questions__longevity",
+        "questions__microbiome",
+    ]
     assert db.open_table("questions__longevity").count_rows() == graph.one(
-        "SELECT count(*) FROM atomic_questions WHERE collection = 'longevity'")
+        "SELECT count(*) FROM atomic_questions WHERE collection = 'longevity'"
+    )
 
     # what the Dagster UI shows for the tables
     event = graph.instance.get_latest_materialization_event(AssetKey("entities"))
@@ -79,7 +91,7 @@ def test_reingesting_an_edited_document_replaces_its_rows_and_keeps_graph_state(
 
     path.write_text(LONGEVITY.replace("type 2 diabetes", "prediabetes"))
     graph.ingest("longevity", paths=[path])
-    texts = " ".join(t for t, in graph.rows("SELECT text FROM chunks WHERE document_id = 'longevity/metformin.md'"))
+    texts = " ".join(t for (t,) in graph.rows("SELECT text FROM chunks WHERE document_id = 'longevity/metformin.md'"))
     assert "prediabetes" in texts and "type 2 diabetes" not in texts
     assert graph.one("SELECT count(*) FROM entities WHERE name = 'Type 2 Diabetes'") == 0
     assert graph.one("SELECT activation_count FROM kg_edges WHERE edge_id = ?", [edge]) == 4
@@ -115,10 +127,18 @@ def test_bad_input_fails_clearly_and_the_rest_of_the_run_goes_on(graph):
     assert status["inbox/good.md"] == ("Done", None)
     # a file gone between the sensor's tick and the run is a removal: no row, and no longer registered
     assert "inbox/vanishing.md" not in status
-    assert [s.document_id for s in SourceRegistry(graph.settings.source_registry_path).all()
-            if s.document_id.endswith("vanishing.md")] == []
-    expected = {"empty.txt": "empty", "photo.txt": "binary", "latin1.txt": "UTF-8", "huge.txt": "20.0 MB",
-                "scan.pdf": "no text layer"}
+    assert [
+        s.document_id
+        for s in SourceRegistry(graph.settings.source_registry_path).all()
+        if s.document_id.endswith("vanishing.md")
+    ] == []
+    expected = {
+        "empty.txt": "empty",
+        "photo.txt": "binary",
+        "latin1.txt": "UTF-8",
+        "huge.txt": "20.0 MB",
+        "scan.pdf": "no text layer",
+    }
     for name, words in expected.items():
         state, error = status[f"inbox/{name}"]
         assert state == "Failed" and words in error, (name, error)

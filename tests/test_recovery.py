@@ -30,8 +30,9 @@ def daemon_tick(graph) -> int:
     requests = result.run_requests if isinstance(result, SensorResult) else []
     job = defs.resolve_job_def("sync_collection")
     for request in requests:
-        job.execute_in_process(instance=graph.instance, partition_key=request.partition_key, tags=request.tags,
-                               raise_on_error=False)
+        job.execute_in_process(
+            instance=graph.instance, partition_key=request.partition_key, tags=request.tags, raise_on_error=False
+        )
     return len(requests)
 
 
@@ -70,7 +71,8 @@ def test_a_chunk_that_never_succeeds_is_quarantined_then_requeued_by_the_cli(gra
     assert daemon_tick(graph) == 0  # quarantined chunks are not retried on their own
 
     check = graph.instance.event_log_storage.get_latest_asset_check_execution_by_key(
-        [__import__("dagster").AssetCheckKey(__import__("dagster").AssetKey("kg_nodes"), "no_quarantined_chunks")])
+        [__import__("dagster").AssetCheckKey(__import__("dagster").AssetKey("kg_nodes"), "no_quarantined_chunks")]
+    )
     evaluation = list(check.values())[0].evaluation
     assert not evaluation.passed and evaluation.severity.value == "WARN"
     assert "nad.md#c0000" in str(evaluation.metadata["examples"].value)

@@ -54,7 +54,8 @@ def test_an_edited_document_redoes_only_its_chunks_and_the_run_says_so(three_doc
     assert "bio/b.md" in table and "bio/a.md" not in table
     assert "| status | chunks | entities | relationships | questions | error |" in table
     assert meta["dagster/partition_row_count"].value == graph.one(
-        "SELECT count(DISTINCT node_id) FROM kg_node_support WHERE collection = 'bio'")
+        "SELECT count(DISTINCT node_id) FROM kg_node_support WHERE collection = 'bio'"
+    )
     assert graph.one("SELECT count(*) FROM chunks WHERE text LIKE '%worms%'") == 1
 
 
@@ -64,8 +65,13 @@ def test_changing_the_entity_types_redoes_extraction_only(three_docs):
     graph.configure(entity_types=["gene", "protein", "compound", "disease", "organism", "concept"])
     graph.ingest("bio")
     assert redone(before, states(graph)) == {(d, "extract") for d in ("bio/a.md", "bio/b.md", "bio/c.md")}
-    assert graph.one("SELECT count(*) FROM entities WHERE entity_type NOT IN "
-                     "('gene', 'protein', 'compound', 'disease', 'organism', 'concept')") == 0
+    assert (
+        graph.one(
+            "SELECT count(*) FROM entities WHERE entity_type NOT IN "
+            "('gene', 'protein', 'compound', 'disease', 'organism', 'concept')"
+        )
+        == 0
+    )
 
 
 def test_changing_the_question_range_redoes_questions_only(three_docs):
@@ -112,8 +118,18 @@ def test_a_removed_file_leaves_every_table_and_the_graph(three_docs):
     from kg_pipelines.dagster_shell.runner import ingest_sources
 
     assert ingest_sources(graph.settings, [], graph.instance, removed=["bio/c.md"]).failed_runs == 0
-    for table in ("documents", "chunks", "chunk_state", "entities", "relationships", "atomic_questions",
-                  "kg_node_support", "kg_edge_support", "graph_documents", "document_chunking"):
+    for table in (
+        "documents",
+        "chunks",
+        "chunk_state",
+        "entities",
+        "relationships",
+        "atomic_questions",
+        "kg_node_support",
+        "kg_edge_support",
+        "graph_documents",
+        "document_chunking",
+    ):
         assert graph.one(f"SELECT count(*) FROM {table} WHERE document_id = 'bio/c.md'") == 0, table
     assert graph.one("SELECT count(*) FROM kg_nodes WHERE name = 'Spermidine'") == 0
     import lancedb

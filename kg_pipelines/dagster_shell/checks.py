@@ -1,27 +1,66 @@
-"""Asset checks: audits of the partition's collection that run after the tables they guard, with
-their findings as metadata. Blocking checks stop the downstream steps of the run when they fail.
+"""Asset checks: audits of the partition's collection, evaluated in the step of the asset they
+guard (as soon as its table is written, on the run's final state of it), with their findings as
+metadata. Blocking checks stop the downstream steps of the run when they fail.
 
 The SQL of each audit lives in the core (``kg_pipelines.audits``); this module only reports it.
 """
 
-import warnings
-
-from dagster import AssetCheckExecutionContext, AssetCheckResult, AssetCheckSeverity, MetadataValue, asset_check
-from dagster._utils.warnings import PreviewWarning
-
-# checks partitioned like their assets are "preview" in Dagster 1.13; a check must see its partition
-warnings.filterwarnings("ignore", category=PreviewWarning)
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
 
 from kg_pipelines import audits
 
-from .partitions import collections_partitions
-from .resources import KGResource
+EXTRACTION_CHECKS = [
+    AssetCheckSpec(
+        "every_chunk_extracted",
+        asset="entities",
+        blocking=True,
+        description="Every chunk of the collection has an extraction result for its current text and LLM "
+        "settings (entities, an explicit empty result, or a recorded failure in chunk_state).",
+    ),
+    AssetCheckSpec(
+        "entities_schema_valid",
+        asset="entities",
+        blocking=True,
+        description="Entity rows obey the schema contract: configured entity_type, non-empty name and "
+        "description, a node id matching (name, type).",
+    ),
+    AssetCheckSpec(
+        "relationships_schema_valid",
+        asset="relationships",
+        blocking=True,
+        description="Relationship rows name entities extracted from the same chunk, with a non-empty "
+        "description and at least one tag, and no self-loop.",
+    ),
+]
+QUESTION_CHECKS = [
+    AssetCheckSpec(
+        "questions_per_chunk_in_range",
+        asset="atomic_questions",
+        blocking=True,
+        description="Every chunk with a done question stage has between questions_min and questions_max "
+        "distinct, non-empty questions.",
+    ),
+]
+GRAPH_CHECKS = [
+    AssetCheckSpec(
+        "no_dangling_edges", asset="kg_edges", blocking=True, description="Every edge's source and target is a node."
+    ),
+    AssetCheckSpec(
+        "no_quarantined_chunks",
+        asset="kg_nodes",
+        blocking=False,
+        description="No chunk of the collection is quarantined (failed every retry round). A warning, "
+        "with the chunk ids and last errors; `kg-pipelines retry` re-queues them.",
+    ),
+]
 
-PARTITIONED_CHECK = dict(partitions_def=collections_partitions, pool="duckdb")
 
-
-def _result(finding: audits.AuditFinding, check_name: str | None = None, asset_key: str | None = None,
-            severity: AssetCheckSeverity = AssetCheckSeverity.ERROR) -> AssetCheckResult:
+def _result(
+    finding: audits.AuditFinding,
+    check_name: str,
+    asset_key: str,
+    severity: AssetCheckSeverity = AssetCheckSeverity.ERROR,
+) -> AssetCheckResult:
     return AssetCheckResult(
         passed=finding.passed,
         check_name=check_name,
@@ -32,50 +71,29 @@ def _result(finding: audits.AuditFinding, check_name: str | None = None, asset_k
     )
 
 
-def dangling_edges_result(conn) -> AssetCheckResult:
-    return _result(audits.dangling_edges(conn), "no_dangling_edges", "kg_edges")
+def extraction_checks(conn, settings, extract_fingerprint: str, collection: str) -> list[AssetCheckResult]:
+    return [
+        _result(
+            audits.chunks_without_extraction(conn, collection, extract_fingerprint), "every_chunk_extracted", "entities"
+        ),
+        _result(
+            audits.invalid_entities(conn, settings.resolved_entity_types, collection),
+            "entities_schema_valid",
+            "entities",
+        ),
+        _result(audits.invalid_relationships(conn, collection), "relationships_schema_valid", "relationships"),
+    ]
 
 
-@asset_check(asset="entities", blocking=True, **PARTITIONED_CHECK,
-             description="Every chunk of the collection has an extraction result for its current text and LLM "
-             "settings (entities, an explicit empty result, or a recorded failure in chunk_state).")
-def every_chunk_extracted(context: AssetCheckExecutionContext, kg: KGResource) -> AssetCheckResult:
-    with kg.warehouse() as conn:
-        return _result(audits.chunks_without_extraction(conn, context.partition_key, kg.llm_client().fingerprint("extract")))
+def question_checks(conn, settings, collection: str) -> list[AssetCheckResult]:
+    finding = audits.question_counts_out_of_range(conn, settings.questions_min, settings.questions_max, collection)
+    return [_result(finding, "questions_per_chunk_in_range", "atomic_questions")]
 
 
-@asset_check(asset="entities", blocking=True, **PARTITIONED_CHECK,
-             description="Entity rows obey the schema contract: configured entity_type, non-empty name and "
-             "description, a node id matching (name, type).")
-def entities_schema_valid(context: AssetCheckExecutionContext, kg: KGResource) -> AssetCheckResult:
-    with kg.warehouse() as conn:
-        return _result(audits.invalid_entities(conn, kg.settings.resolved_entity_types, context.partition_key))
-
-
-@asset_check(asset="relationships", blocking=True, **PARTITIONED_CHECK,
-             description="Relationship rows name entities extracted from the same chunk, with a non-empty "
-             "description and at least one tag.")
-def relationships_schema_valid(context: AssetCheckExecutionContext, kg: KGResource) -> AssetCheckResult:
-    with kg.warehouse() as conn:
-        return _result(audits.invalid_relationships(conn, context.partition_key))
-
-
-@asset_check(asset="atomic_questions", blocking=True, **PARTITIONED_CHECK,
-             description="Every chunk with a done question stage has between questions_min and questions_max "
-             "distinct, non-empty questions.")
-def questions_per_chunk_in_range(context: AssetCheckExecutionContext, kg: KGResource) -> AssetCheckResult:
-    with kg.warehouse() as conn:
-        s = kg.settings
-        return _result(audits.question_counts_out_of_range(conn, s.questions_min, s.questions_max, context.partition_key))
-
-
-@asset_check(asset="kg_nodes", blocking=False, **PARTITIONED_CHECK,
-             description="No chunk of the collection is quarantined (failed every retry round). A warning, with "
-             "the chunk ids and last errors; `kg-pipelines retry` re-queues them.")
-def no_quarantined_chunks(context: AssetCheckExecutionContext, kg: KGResource) -> AssetCheckResult:
-    with kg.warehouse() as conn:
-        return _result(audits.quarantined_chunks(conn, context.partition_key), severity=AssetCheckSeverity.WARN)
-
-
-ASSET_CHECKS = [every_chunk_extracted, entities_schema_valid, relationships_schema_valid, questions_per_chunk_in_range,
-                no_quarantined_chunks]
+def graph_checks(conn, collection: str) -> list[AssetCheckResult]:
+    return [
+        _result(audits.dangling_edges(conn), "no_dangling_edges", "kg_edges"),
+        _result(
+            audits.quarantined_chunks(conn, collection), "no_quarantined_chunks", "kg_nodes", AssetCheckSeverity.WARN
+        ),
+    ]

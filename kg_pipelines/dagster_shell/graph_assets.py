@@ -1,11 +1,11 @@
 """The graph assets: ``kg_nodes`` and ``kg_edges``, synced with the collection's stage tables."""
 
-from dagster import AssetCheckSpec, AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
+from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from kg_pipelines.graph.graph_building import sync_graph
 from kg_pipelines.stores.warehouse import fetch_dicts
 
-from .checks import dangling_edges_result
+from .checks import GRAPH_CHECKS, graph_checks
 from .ingestion_assets import PARTITIONED
 from .metadata import activity_table, definition_metadata, preview_table
 from .resources import KGResource
@@ -21,7 +21,9 @@ def _counts_by(conn, table: str, column: str) -> MetadataValue:
 
 def _documents_done(conn, document_ids: list[str], removed: list[str]) -> dict[str, dict]:
     """What the run did per document, as the graph saw it at the end of the run."""
-    rows = fetch_dicts(conn, """
+    rows = fetch_dicts(
+        conn,
+        """
         SELECT s.document_id, s.status, s.chunks, s.error,
                (SELECT count(*) FROM entities e WHERE e.document_id = s.document_id) AS entities,
                (SELECT count(*) FROM relationships r WHERE r.document_id = s.document_id) AS relationships,
@@ -29,30 +31,45 @@ def _documents_done(conn, document_ids: list[str], removed: list[str]) -> dict[s
                (SELECT string_agg(DISTINCT st.error_kind || ': ' || st.last_error, '; ') FROM chunk_state st
                 WHERE st.document_id = s.document_id AND st.status <> 'done') AS chunk_errors
         FROM document_status s WHERE s.document_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1""",
-        [document_ids])
+        [document_ids],
+    )
     done = {r.pop("document_id"): {**r, "error": r.pop("chunk_errors") or r["error"]} for r in rows}
     for document_id in removed:
-        done[document_id] = {"status": "removed", "chunks": 0, "entities": 0, "relationships": 0, "questions": 0,
-                             "error": None}
+        done[document_id] = {
+            "status": "removed",
+            "chunks": 0,
+            "entities": 0,
+            "relationships": 0,
+            "questions": 0,
+            "error": None,
+        }
     return done
 
 
 @multi_asset(
     specs=[
-        AssetSpec("kg_nodes", group_name="graph", kinds={"duckdb"}, deps=GRAPH_INPUTS,
-                  description="The one graph's nodes: entities (node_type = entity type, one node per normalized "
-                  "name and type across documents and collections), chunks and atomic questions, with provenance "
-                  "in kg_node_support.", metadata=definition_metadata("kg_nodes")),
-        AssetSpec("kg_edges", group_name="graph", kinds={"duckdb"}, deps=GRAPH_INPUTS,
-                  description="RELATED (entity->entity), MENTIONS (chunk->entity) and ANSWERS_IN (question->chunk) "
-                  "edges with the consolidation fields (strength, activation_count, timestamps, created_by, "
-                  "protected, explanation, topic keys) and provenance in kg_edge_support.",
-                  metadata=definition_metadata("kg_edges")),
+        AssetSpec(
+            "kg_nodes",
+            group_name="graph",
+            kinds={"duckdb"},
+            deps=GRAPH_INPUTS,
+            description="The one graph's nodes: entities (node_type = entity type, one node per normalized "
+            "name and type across documents and collections), chunks and atomic questions, with provenance "
+            "in kg_node_support.",
+            metadata=definition_metadata("kg_nodes"),
+        ),
+        AssetSpec(
+            "kg_edges",
+            group_name="graph",
+            kinds={"duckdb"},
+            deps=GRAPH_INPUTS,
+            description="RELATED (entity->entity), MENTIONS (chunk->entity) and ANSWERS_IN (question->chunk) "
+            "edges with the consolidation fields (strength, activation_count, timestamps, created_by, "
+            "protected, explanation, topic keys) and provenance in kg_edge_support.",
+            metadata=definition_metadata("kg_edges"),
+        ),
     ],
-    check_specs=[
-        AssetCheckSpec("no_dangling_edges", asset="kg_edges", blocking=True,
-                       description="Every edge's source and target is a node."),
-    ],
+    check_specs=GRAPH_CHECKS,
     **PARTITIONED,
 )
 def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
@@ -64,23 +81,49 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
         synced = [d for d in report.synced_documents if d not in set(report.removed_documents)]
-        per_document = activity_table(_documents_done(conn, synced, report.removed_documents),
-                                      ["status", "chunks", "entities", "relationships", "questions", "error"])
+        per_document = activity_table(
+            _documents_done(conn, synced, report.removed_documents),
+            ["status", "chunks", "entities", "relationships", "questions", "error"],
+        )
         in_collection = _SUPPORTED_BY.format(alias="")
-        yield MaterializeResult(asset_key="kg_nodes", metadata={
-            **preview_table(conn, "kg_nodes", "updated_at = ?", [now],
-                            ["node_id", "node_type", "name", "support_count", "energy"],
-                            partition_where=(in_collection, [scope.collection])),
-            "nodes_written": conn.execute("SELECT count(*) FROM kg_nodes WHERE updated_at = ?", [now]).fetchone()[0],
-            "nodes_created": report.nodes_created, "nodes_deleted": report.nodes_deleted,
-            "documents_synced": report.documents, "this_run": per_document,
-            "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type")})
+        yield MaterializeResult(
+            asset_key="kg_nodes",
+            metadata={
+                **preview_table(
+                    conn,
+                    "kg_nodes",
+                    "updated_at = ?",
+                    [now],
+                    ["node_id", "node_type", "name", "support_count", "energy"],
+                    partition_where=(in_collection, [scope.collection]),
+                ),
+                "nodes_written": conn.execute("SELECT count(*) FROM kg_nodes WHERE updated_at = ?", [now]).fetchone()[
+                    0
+                ],
+                "nodes_created": report.nodes_created,
+                "nodes_deleted": report.nodes_deleted,
+                "documents_synced": report.documents,
+                "this_run": per_document,
+                "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
+            },
+        )
         edge_in_collection = "edge_id IN (SELECT edge_id FROM kg_edge_support WHERE collection = ?)"
-        yield MaterializeResult(asset_key="kg_edges", metadata={
-            **preview_table(conn, "kg_edges", "created_at = ? OR last_reinforced_at = ?", [now, now],
-                            ["edge_type", "source_id", "target_id", "strength", "explanation"],
-                            partition_where=(edge_in_collection, [scope.collection])),
-            "edges_created": report.edges_created, "edges_reinforced": report.edges_reinforced,
-            "edges_deleted": report.edges_deleted, "documents_synced": report.documents,
-            "edges_by_type": _counts_by(conn, "kg_edges", "edge_type")})
-        yield dangling_edges_result(conn)
+        yield MaterializeResult(
+            asset_key="kg_edges",
+            metadata={
+                **preview_table(
+                    conn,
+                    "kg_edges",
+                    "created_at = ? OR last_reinforced_at = ?",
+                    [now, now],
+                    ["edge_type", "source_id", "target_id", "strength", "explanation"],
+                    partition_where=(edge_in_collection, [scope.collection]),
+                ),
+                "edges_created": report.edges_created,
+                "edges_reinforced": report.edges_reinforced,
+                "edges_deleted": report.edges_deleted,
+                "documents_synced": report.documents,
+                "edges_by_type": _counts_by(conn, "kg_edges", "edge_type"),
+            },
+        )
+        yield from graph_checks(conn, scope.collection)

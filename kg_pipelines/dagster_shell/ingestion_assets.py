@@ -12,6 +12,7 @@ from kg_pipelines.ingestion.extraction import extract_chunks
 from kg_pipelines.ingestion.questions import generate_questions
 from kg_pipelines.ingestion.tokens import default_token_counter
 
+from .checks import EXTRACTION_CHECKS, QUESTION_CHECKS, extraction_checks, question_checks
 from .metadata import activity_table, definition_metadata, table_metadata
 from .partitions import collections_partitions
 from .resources import KGResource
@@ -37,10 +38,17 @@ def documents(context: AssetExecutionContext, kg: KGResource) -> MaterializeResu
             if done["error"]:
                 context.log.warning(f"{document_id}: {done['status']}: {done['error']}")
         meta = table_metadata(ctx.conn, "documents", scope, ["document_id", "title", "error", "n_chars"])
-    return MaterializeResult(metadata={
-        **meta, "read": report.read, "unchanged": report.unchanged, "failed": report.failed,
-        "kept_previous_version": report.kept_previous, "removed": report.removed,
-        "this_run": activity_table(report.activity, ["status", "error"])})
+    return MaterializeResult(
+        metadata={
+            **meta,
+            "read": report.read,
+            "unchanged": report.unchanged,
+            "failed": report.failed,
+            "kept_previous_version": report.kept_previous,
+            "removed": report.removed,
+            "this_run": activity_table(report.activity, ["status", "error"]),
+        }
+    )
 
 
 @asset(
@@ -59,21 +67,38 @@ def chunks(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
         kg.publish_retries(ctx.conn, scope.collection)
         meta = table_metadata(ctx.conn, "chunks", scope, ["chunk_id", "token_count", "summary", "prior_summary"])
     stats = {k: v for k, v in vars(report).items() if k != "activity"}
-    return MaterializeResult(metadata={**meta, **stats, **ctx.llm.counters.snapshot(),
-                                       "this_run": activity_table(report.activity, ["status", "chunks",
-                                                                                    "summaries_failed"])})
+    return MaterializeResult(
+        metadata={
+            **meta,
+            **stats,
+            **ctx.llm.counters.snapshot(),
+            "this_run": activity_table(report.activity, ["status", "chunks", "summaries_failed"]),
+        }
+    )
 
 
 @multi_asset(
     specs=[
-        AssetSpec("entities", group_name="ingestion", kinds={"duckdb"}, deps=[chunks],
-                  description="Entities per chunk, validated against the schema contract (entity_type from the "
-                  "configured types, non-empty description grounded in the chunk), deduplicated by (name, type), "
-                  "names title-cased and trimmed.", metadata=definition_metadata("entities")),
-        AssetSpec("relationships", group_name="ingestion", kinds={"duckdb"}, deps=[chunks],
-                  description="Relationships per chunk between extracted entities, with keywords split into tags.",
-                  metadata=definition_metadata("relationships")),
+        AssetSpec(
+            "entities",
+            group_name="ingestion",
+            kinds={"duckdb"},
+            deps=[chunks],
+            description="Entities per chunk, validated against the schema contract (entity_type from the "
+            "configured types, non-empty description grounded in the chunk), deduplicated by (name, type), "
+            "names title-cased and trimmed.",
+            metadata=definition_metadata("entities"),
+        ),
+        AssetSpec(
+            "relationships",
+            group_name="ingestion",
+            kinds={"duckdb"},
+            deps=[chunks],
+            description="Relationships per chunk between extracted entities, with keywords split into tags.",
+            metadata=definition_metadata("relationships"),
+        ),
     ],
+    check_specs=EXTRACTION_CHECKS,
     **PARTITIONED,
 )
 def extract_entities_relationships(context: AssetExecutionContext, kg: KGResource):
@@ -82,15 +107,30 @@ def extract_entities_relationships(context: AssetExecutionContext, kg: KGResourc
         kg.publish_retries(ctx.conn, scope.collection)
         for kind, n in report.errors.items():
             context.log.warning(f"{n} chunk(s) failed extraction after retries ({kind}); see chunk_state")
-        stats = {**report.stats(), **ctx.llm.counters.snapshot(),
-                 "this_run": activity_table(report.activity, ["chunks", "failed", "entities", "relationships",
-                                                              "error"])}
-        yield MaterializeResult(asset_key="entities", metadata={
-            **table_metadata(ctx.conn, "entities", scope, ["name", "entity_type", "description", "chunk_id"]),
-            **stats, "entities_written": report.rows["entities"]})
-        yield MaterializeResult(asset_key="relationships", metadata={
-            **table_metadata(ctx.conn, "relationships", scope, ["source_name", "target_name", "tags", "description"]),
-            **stats, "relationships_written": report.rows["relationships"]})
+        stats = {
+            **report.stats(),
+            **ctx.llm.counters.snapshot(),
+            "this_run": activity_table(report.activity, ["chunks", "failed", "entities", "relationships", "error"]),
+        }
+        yield MaterializeResult(
+            asset_key="entities",
+            metadata={
+                **table_metadata(ctx.conn, "entities", scope, ["name", "entity_type", "description", "chunk_id"]),
+                **stats,
+                "entities_written": report.rows["entities"],
+            },
+        )
+        yield MaterializeResult(
+            asset_key="relationships",
+            metadata={
+                **table_metadata(
+                    ctx.conn, "relationships", scope, ["source_name", "target_name", "tags", "description"]
+                ),
+                **stats,
+                "relationships_written": report.rows["relationships"],
+            },
+        )
+        yield from extraction_checks(ctx.conn, ctx.settings, ctx.llm.fingerprint("extract"), scope.collection)
 
 
 @asset(
@@ -101,14 +141,20 @@ def extract_entities_relationships(context: AssetExecutionContext, kg: KGResourc
     "index). Vectors go to LanceDB table questions__<collection>; the graph links each to its chunk "
     "(ANSWERS_IN).",
     metadata=definition_metadata("atomic_questions"),
+    check_specs=QUESTION_CHECKS,
     **PARTITIONED,
 )
-def atomic_questions(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
+def atomic_questions(context: AssetExecutionContext, kg: KGResource):
     with kg.stage(context) as (ctx, scope):
         report = generate_questions(ctx, scope)
         kg.publish_retries(ctx.conn, scope.collection)
-        meta = table_metadata(ctx.conn, "atomic_questions", scope, ["question", "chunk_id"])
-    return MaterializeResult(metadata={
-        **meta, **report.stats(), **ctx.llm.counters.snapshot(),
-        "questions_written": report.rows["atomic_questions"],
-        "this_run": activity_table(report.activity, ["chunks", "failed", "atomic_questions", "error"])})
+        yield MaterializeResult(
+            metadata={
+                **table_metadata(ctx.conn, "atomic_questions", scope, ["question", "chunk_id"]),
+                **report.stats(),
+                **ctx.llm.counters.snapshot(),
+                "questions_written": report.rows["atomic_questions"],
+                "this_run": activity_table(report.activity, ["chunks", "failed", "atomic_questions", "error"]),
+            }
+        )
+        yield from question_checks(ctx.conn, ctx.settings, scope.collection)

@@ -5,7 +5,7 @@ the rows this run wrote."""
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from dagster import MetadataValue, TableColumn, TableSchema
 

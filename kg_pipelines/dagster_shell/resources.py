@@ -7,9 +7,9 @@ run to those documents of the partition's collection and re-processes them even 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Iterator
+from datetime import UTC, datetime
 
 import duckdb
 from dagster import ConfigurableResource, Failure
@@ -70,7 +70,7 @@ class KGResource(ConfigurableResource):
 
     @staticmethod
     def now() -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     # -- what an asset of a collection partition works with -------------------------------------
     def scope(self, context) -> SyncScope:
@@ -98,8 +98,18 @@ class KGResource(ConfigurableResource):
             return StageProgress(label, total, context.log.info)
 
         with self.warehouse() as conn:
-            yield StageContext(conn=conn, settings=self.settings, llm=self.llm_client(), vectors=self.vectors(),
-                               embedder_for=self.embedder, clock=self.now, progress=progress), scope
+            yield (
+                StageContext(
+                    conn=conn,
+                    settings=self.settings,
+                    llm=self.llm_client(),
+                    vectors=self.vectors(),
+                    embedder_for=self.embedder,
+                    clock=self.now,
+                    progress=progress,
+                ),
+                scope,
+            )
 
     def publish_retries(self, conn: duckdb.DuckDBPyConnection, collection: str) -> None:
         """Tell the retry sensor (which must not open DuckDB) when the collection's failed chunks are due."""

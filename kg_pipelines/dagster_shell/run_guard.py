@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
@@ -79,8 +79,10 @@ def free_dead_runs(instance: DagsterInstance, exclude: str | None = None) -> tup
         alive = None if run is None else process_alive(dict(run.tags))
         if run is not None and not run.is_finished and alive is False:
             instance.report_run_failed(
-                run, f"marked failed by a later run: its process (pid {run.tags.get(PID_TAG)}) is gone "
-                "(killed, or the machine stopped); its pool slots were freed")
+                run,
+                f"marked failed by a later run: its process (pid {run.tags.get(PID_TAG)}) is gone "
+                "(killed, or the machine stopped); its pool slots were freed",
+            )
         if run is None or run.is_finished or alive is False:
             if run_id in holders:
                 storage.free_concurrency_slots_for_run(run_id)
@@ -110,8 +112,10 @@ def wait_for_pool(
             return freed_all
         if set(live) != told:
             described = ", ".join(_describe(instance, r) for r in live)
-            echo(f"waiting for {described} to finish: it writes the warehouse (pool duckdb); "
-                 f"giving up after {timeout_s:.0f} s (runs.pool_wait_timeout_s)")
+            echo(
+                f"waiting for {described} to finish: it writes the warehouse (pool duckdb); "
+                f"giving up after {timeout_s:.0f} s (runs.pool_wait_timeout_s)"
+            )
             told = set(live)
         if clock() >= deadline:
             raise PoolWaitTimeout(

@@ -5,8 +5,8 @@ given instance. The run is recorded in that instance, so it shows in the UI like
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 from dagster import DagsterInstance
 
@@ -69,8 +69,9 @@ def sync_collections(
     for collection in collections:
         wait_for_pool(instance, settings.runs.pool_wait_timeout_s, echo)
         tags = {INGESTION_TAG: "true", "kg/reason": "cli", **process_tags(os.getpid())}
-        result = job.execute_in_process(instance=instance, partition_key=collection, tags=tags,
-                                        raise_on_error=False, run_config=run_config)
+        result = job.execute_in_process(
+            instance=instance, partition_key=collection, tags=tags, raise_on_error=False, run_config=run_config
+        )
         outcome.runs += 1
         outcome.run_ids.append(result.run_id)
         if _interrupted(result):
@@ -79,8 +80,9 @@ def sync_collections(
             outcome.failed_runs += 1
             for event in result.all_events:
                 if event.is_step_failure:
-                    outcome.errors.append(f"{collection}: step {event.step_key} failed: "
-                                          f"{_root_cause(event.event_specific_data.error)}")
+                    outcome.errors.append(
+                        f"{collection}: step {event.step_key} failed: {_root_cause(event.event_specific_data.error)}"
+                    )
             for check in result.get_asset_check_evaluations():
                 if not check.passed:
                     outcome.errors.append(f"{collection}: check {check.check_name} failed: {check.description}")

@@ -18,7 +18,7 @@ Neither sensor opens the DuckDB warehouse (one writer per file): they read the i
 
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from dagster import (
     AddDynamicPartitionsRequest,
@@ -45,8 +45,12 @@ QUEUED_OR_GOING = [*WAITING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELIN
 
 
 def sync_run_request(collection: str, run_key: str | None, reason: str) -> RunRequest:
-    return RunRequest(job_name=sync_collection_job.name, partition_key=collection, run_key=run_key,
-                      tags={INGESTION_TAG: "true", "kg/reason": reason})
+    return RunRequest(
+        job_name=sync_collection_job.name,
+        partition_key=collection,
+        run_key=run_key,
+        tags={INGESTION_TAG: "true", "kg/reason": reason},
+    )
 
 
 def _digest(parts: list[str]) -> str:
@@ -64,7 +68,9 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     settings = kg.settings
     waiting = context.instance.get_runs_count(RunsFilter(statuses=WAITING))
     if waiting >= settings.sensor.max_queued_runs:
-        return SkipReason(f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})")
+        return SkipReason(
+            f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})"
+        )
     state = json.loads(context.cursor) if context.cursor else {}
     saved_tick = state.get("tick", 0)
     tick = saved_tick + 1
@@ -78,8 +84,12 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     registry = kg.registry()
     registered = registry.all(include_removed=True)
     changes = plan_inbox_changes(
-        files, registered, tuple(state.get("mark", (0.0, ""))),
-        settings.sensor.max_files_per_tick, settings.inbox, saved_tick,
+        files,
+        registered,
+        tuple(state.get("mark", (0.0, ""))),
+        settings.sensor.max_files_per_tick,
+        settings.inbox,
+        saved_tick,
     )
     generations = registry.register(changes.to_ingest, tick)
     registry.forget(changes.to_remove, tick)
@@ -89,10 +99,12 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     change_sets: dict[str, list[str]] = {}
     for source in changes.to_ingest:
         change_sets.setdefault(source.collection, []).append(
-            f"{source.document_id}:{source.content_hash}:{generations[source.document_id]}")
+            f"{source.document_id}:{source.content_hash}:{generations[source.document_id]}"
+        )
     for document_id in changes.to_remove:
         change_sets.setdefault(collection_of[document_id], []).append(
-            f"removed:{document_id}:{removed_generation[document_id]}")
+            f"removed:{document_id}:{removed_generation[document_id]}"
+        )
     known = set(context.instance.get_dynamic_partitions(collections_partitions.name))
     new_partitions = sorted(set(change_sets) - known)
     runs = [sync_run_request(c, f"sync:{c}:{_digest(parts)}", "inbox") for c, parts in sorted(change_sets.items())]
@@ -113,16 +125,20 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     "(growing delays; after chunk_jobs.max_retry_rounds rounds a chunk is quarantined).",
 )
 def retry_sensor(context: SensorEvaluationContext, kg: KGResource):
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     due = kg.registry().due_retries(now)
     if not due:
         return SkipReason("no failed chunk is due for a retry")
-    busy = {r.tags.get("dagster/partition") for r in context.instance.get_runs(
-        RunsFilter(statuses=QUEUED_OR_GOING, job_name=sync_collection_job.name))}
+    busy = {
+        r.tags.get("dagster/partition")
+        for r in context.instance.get_runs(RunsFilter(statuses=QUEUED_OR_GOING, job_name=sync_collection_job.name))
+    }
     # no run key: a retry run that died before it could reschedule its chunks must be launchable again
     runs = [sync_run_request(c, None, "retry") for c, _ in due if c not in busy]
     if not runs:
-        return SkipReason(f"retries are due for {', '.join(c for c, _ in due)}, whose sync is already queued or running")
+        return SkipReason(
+            f"retries are due for {', '.join(c for c, _ in due)}, whose sync is already queued or running"
+        )
     # a collection whose partition is gone from the instance (deleted in the UI, a new Dagster home
     # over an old data dir) gets it back: a request for an unknown partition fails the whole tick
     known = set(context.instance.get_dynamic_partitions(collections_partitions.name))

@@ -18,9 +18,9 @@ All of it is set-based SQL in one transaction.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Sequence
 
 import duckdb
 
@@ -80,10 +80,16 @@ class GraphReport:
     def add(self, other: GraphReport) -> GraphReport:
         """This report followed by ``other`` (totals are ``other``'s: it came last)."""
         return GraphReport(
-            self.documents + other.documents, self.nodes_created + other.nodes_created,
-            self.edges_created + other.edges_created, self.edges_reinforced + other.edges_reinforced,
-            self.nodes_deleted + other.nodes_deleted, self.edges_deleted + other.edges_deleted,
-            other.nodes_total, other.edges_total, self.removed_documents + other.removed_documents)
+            self.documents + other.documents,
+            self.nodes_created + other.nodes_created,
+            self.edges_created + other.edges_created,
+            self.edges_reinforced + other.edges_reinforced,
+            self.nodes_deleted + other.nodes_deleted,
+            self.edges_deleted + other.edges_deleted,
+            other.nodes_total,
+            other.edges_total,
+            self.removed_documents + other.removed_documents,
+        )
 
 
 def update_graph(conn: duckdb.DuckDBPyConnection, document_ids: Sequence[str], now: datetime) -> GraphReport:
@@ -120,8 +126,9 @@ def documents_to_sync(conn: duckdb.DuckDBPyConnection, scope) -> list[tuple[str,
     ).fetchall()
 
 
-def sync_graph(conn: duckdb.DuckDBPyConnection, scope, now: datetime, batch_documents: int = 500,
-               progress=None) -> GraphReport:
+def sync_graph(
+    conn: duckdb.DuckDBPyConnection, scope, now: datetime, batch_documents: int = 500, progress=None
+) -> GraphReport:
     """Bring the graph's support for the scope in line with its stage tables, in batches of
     documents, each batch one transaction that also records what it consumed (``graph_documents``)."""
     todo = documents_to_sync(conn, scope)
@@ -133,9 +140,15 @@ def sync_graph(conn: duckdb.DuckDBPyConnection, scope, now: datetime, batch_docu
         with transaction(conn):
             part = apply_document_support(conn, ids, now)
             delete_where_in(conn, "graph_documents", "document_id", ids)
-            insert_rows(conn, "graph_documents", [
-                {"document_id": d, "collection": scope.collection, "input_key": key, "updated_at": now}
-                for d, key in batch if key is not None])
+            insert_rows(
+                conn,
+                "graph_documents",
+                [
+                    {"document_id": d, "collection": scope.collection, "input_key": key, "updated_at": now}
+                    for d, key in batch
+                    if key is not None
+                ],
+            )
         total = total.add(part)
         if tick:
             tick(len(batch))
@@ -148,7 +161,10 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
     """The update itself; the caller holds the transaction."""
     run = conn.execute
     nodes_before, edges_before = _totals(conn)
-    run("CREATE OR REPLACE TEMP TABLE _docs AS SELECT DISTINCT unnest(?::VARCHAR[]) AS document_id", [list(document_ids)])
+    run(
+        "CREATE OR REPLACE TEMP TABLE _docs AS SELECT DISTINCT unnest(?::VARCHAR[]) AS document_id",
+        [list(document_ids)],
+    )
     run(
         "CREATE OR REPLACE TEMP TABLE _prev_edge_docs AS SELECT DISTINCT edge_id, document_id FROM kg_edge_support "
         "WHERE document_id IN (SELECT document_id FROM _docs)"
@@ -157,9 +173,7 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         "CREATE OR REPLACE TEMP TABLE _touched_nodes AS SELECT DISTINCT node_id FROM kg_node_support "
         "WHERE document_id IN (SELECT document_id FROM _docs)"
     )
-    run(
-        "CREATE OR REPLACE TEMP TABLE _touched_edges AS SELECT DISTINCT edge_id FROM _prev_edge_docs"
-    )
+    run("CREATE OR REPLACE TEMP TABLE _touched_edges AS SELECT DISTINCT edge_id FROM _prev_edge_docs")
     run("DELETE FROM kg_node_support WHERE document_id IN (SELECT document_id FROM _docs)")
     run("DELETE FROM kg_edge_support WHERE document_id IN (SELECT document_id FROM _docs)")
 
@@ -213,7 +227,8 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         """UPDATE kg_edges SET strength = 1 - (1 - strength) * pow(1 - ?, g.new_docs), last_reinforced_at = ?
         FROM (
             SELECT n.edge_id, count(DISTINCT n.document_id) AS new_docs FROM _new_edges n
-            WHERE NOT EXISTS (SELECT 1 FROM _prev_edge_docs p WHERE p.edge_id = n.edge_id AND p.document_id = n.document_id)
+            WHERE NOT EXISTS (SELECT 1 FROM _prev_edge_docs p
+                              WHERE p.edge_id = n.edge_id AND p.document_id = n.document_id)
             GROUP BY n.edge_id
         ) g
         WHERE kg_edges.edge_id = g.edge_id AND kg_edges.created_at < ?""",

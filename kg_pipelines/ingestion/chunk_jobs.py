@@ -19,10 +19,11 @@ import random
 import threading
 import time
 import zlib
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, TypeVar
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
 from kg_pipelines.llm.client import LLMError
 
@@ -88,7 +89,7 @@ def run_with_retries(
             return ChunkOutcome(chunk_id, True, call(), attempts, last_kind, last_error, None)
         except LLMError as exc:
             last_kind, last_error = exc.kind, exc.message
-    retry_at = datetime.now(timezone.utc) + timedelta(seconds=policy.delay(chunk_id, attempts))
+    retry_at = datetime.now(UTC) + timedelta(seconds=policy.delay(chunk_id, attempts))
     return ChunkOutcome(chunk_id, False, None, attempts, last_kind, last_error, retry_at)
 
 

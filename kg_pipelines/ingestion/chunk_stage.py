@@ -9,8 +9,8 @@ chunk and the tables they own. A stage writes only its own tables and its own ``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from kg_pipelines.ingestion.chunk_jobs import run_chunk_jobs
 from kg_pipelines.ingestion.chunk_state import (
@@ -37,9 +37,14 @@ class ChunkStageReport:
     activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
 
     def stats(self) -> dict:
-        return {"chunks": self.chunks, "chunks_processed": self.chunks_processed,
-                "chunks_failed": self.chunks_failed, "chunks_quarantined": self.chunks_quarantined,
-                "chunks_removed": self.chunks_removed, **{f"dropped_{k}": v for k, v in self.dropped.items()}}
+        return {
+            "chunks": self.chunks,
+            "chunks_processed": self.chunks_processed,
+            "chunks_failed": self.chunks_failed,
+            "chunks_quarantined": self.chunks_quarantined,
+            "chunks_removed": self.chunks_removed,
+            **{f"dropped_{k}": v for k, v in self.dropped.items()},
+        }
 
 
 def run_chunk_stage(
@@ -89,8 +94,9 @@ def _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report: Chu
     states, replaced = [], []
     for chunk in batch:
         outcome, before = outcomes[chunk["chunk_id"]], previous.get(chunk["chunk_id"])
-        doc = report.activity.setdefault(chunk["document_id"], {"chunks": 0, "failed": 0, **{t: 0 for t in tables},
-                                                                "error": None})
+        doc = report.activity.setdefault(
+            chunk["document_id"], {"chunks": 0, "failed": 0, **{t: 0 for t in tables}, "error": None}
+        )
         doc["chunks"] += 1
         count, dropped = None, None
         if outcome.ok:
@@ -110,7 +116,9 @@ def _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report: Chu
             doc["error"] = f"{outcome.error_kind}: {outcome.last_error}"
             if before is None or before["input_hash"] != chunk["input_hash"]:
                 replaced.append(chunk["chunk_id"])  # rows built from an older input are stale
-        state = state_row(outcome, chunk, stage, chunk["input_hash"], count, now, before, ctx.settings.chunk_jobs, dropped)
+        state = state_row(
+            outcome, chunk, stage, chunk["input_hash"], count, now, before, ctx.settings.chunk_jobs, dropped
+        )
         report.chunks_quarantined += state["status"] == "quarantined"
         states.append(state)
     if write_vectors:

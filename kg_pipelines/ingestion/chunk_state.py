@@ -16,8 +16,8 @@ A document's status is derived from these rows (the ``document_status`` view), n
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Sequence
 
 import duckdb
 
@@ -122,7 +122,9 @@ def orphaned_chunk_ids(conn: duckdb.DuckDBPyConnection, stage: str, scope) -> li
     return [r[0] for r in rows]
 
 
-def delete_chunk_rows(conn: duckdb.DuckDBPyConnection, stage: str, tables: Sequence[str], chunk_ids: Sequence[str]) -> None:
+def delete_chunk_rows(
+    conn: duckdb.DuckDBPyConnection, stage: str, tables: Sequence[str], chunk_ids: Sequence[str]
+) -> None:
     """Delete a stage's own rows (its tables and its state) for ``chunk_ids`` (inside a transaction)."""
     if not chunk_ids:
         return
@@ -153,6 +155,8 @@ def requeue_quarantined(conn: duckdb.DuckDBPyConnection, collection: str | None,
     """Make quarantined chunks due again with a fresh round count; returns counts per collection."""
     where = "status = 'quarantined'" + (" AND collection = ?" if collection else "")
     params = [collection] if collection else []
-    counts = dict(conn.execute(f"SELECT collection, count(*) FROM chunk_state WHERE {where} GROUP BY 1", params).fetchall())
+    counts = dict(
+        conn.execute(f"SELECT collection, count(*) FROM chunk_state WHERE {where} GROUP BY 1", params).fetchall()
+    )
     conn.execute(f"UPDATE chunk_state SET status = 'failed', rounds = 0, next_run_at = ? WHERE {where}", [now, *params])
     return counts

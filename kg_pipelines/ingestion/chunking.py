@@ -12,9 +12,10 @@ still fails, the chunk keeps an empty summary and the chain goes on from the las
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
 from kg_pipelines.ingestion.chunk_state import delete_chunk_rows, state_row, write_states
@@ -112,7 +113,8 @@ def summarize_sequentially(
             out.append(SummarizedBlock(block, chunk_id, cached[1], forward_summary, input_hash, None))
             forward_summary = cached[1]
             continue
-        outcome = run_with_retries(chunk_id, lambda: summarize(chunk_id, block.text, forward_summary), policy)
+        call = functools.partial(summarize, chunk_id, block.text, forward_summary)
+        outcome = run_with_retries(chunk_id, call, policy)
         summary = outcome.value if outcome.ok else ""
         out.append(SummarizedBlock(block, chunk_id, summary, forward_summary, input_hash, outcome))
         if outcome.ok:
@@ -138,8 +140,12 @@ class ChunkingReport:
 def chunking_settings_key(ctx, collection: str, counter_name: str) -> str:
     """Everything that shapes a document's chunks besides its text: block size, tokenizer, the
     summarizer's LLM fingerprint and the collection's embedding model."""
-    parts = (str(ctx.settings.chunk_tokens), counter_name, ctx.llm.fingerprint("summarize"),
-             ctx.settings.embedding_model_for(collection))
+    parts = (
+        str(ctx.settings.chunk_tokens),
+        counter_name,
+        ctx.llm.fingerprint("summarize"),
+        ctx.settings.embedding_model_for(collection),
+    )
     return text_hash(*parts)[:16]
 
 
@@ -156,7 +162,7 @@ def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[
     now = ctx.now()
     todo = fetch_dicts(
         ctx.conn,
-        f"""SELECT d.document_id, d.collection, d.text FROM documents d
+        f"""SELECT d.document_id, d.collection, d.text, d.content_hash FROM documents d
         LEFT JOIN document_chunking k USING (document_id)
         WHERE {where} AND d.text IS NOT NULL AND (
             k.document_id IS NULL OR k.content_hash <> d.content_hash OR k.settings_key <> ?
@@ -167,9 +173,14 @@ def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[
         [*params, settings_key, forced, now, now],
     )
     where_k, params_k = scope.sql_filter("k")
-    gone = [r[0] for r in ctx.conn.execute(
-        f"""SELECT k.document_id FROM document_chunking k WHERE {where_k} AND NOT EXISTS
-        (SELECT 1 FROM documents d WHERE d.document_id = k.document_id AND d.text IS NOT NULL)""", params_k).fetchall()]
+    gone = [
+        r[0]
+        for r in ctx.conn.execute(
+            f"""SELECT k.document_id FROM document_chunking k WHERE {where_k} AND NOT EXISTS
+        (SELECT 1 FROM documents d WHERE d.document_id = k.document_id AND d.text IS NOT NULL)""",
+            params_k,
+        ).fetchall()
+    ]
     return todo, gone
 
 
@@ -187,8 +198,12 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     settings_key = chunking_settings_key(ctx, scope.collection, counter.name)
     todo, gone = documents_to_chunk(ctx, scope, settings_key)
     if gone:
-        stale = [r[0] for r in ctx.conn.execute(
-            "SELECT chunk_id FROM chunks WHERE document_id IN (SELECT unnest(?::VARCHAR[]))", [gone]).fetchall()]
+        stale = [
+            r[0]
+            for r in ctx.conn.execute(
+                "SELECT chunk_id FROM chunks WHERE document_id IN (SELECT unnest(?::VARCHAR[]))", [gone]
+            ).fetchall()
+        ]
         ctx.vectors.delete_chunks("chunks", scope.collection, stale)
         with transaction(ctx.conn):
             for table in ("chunks", "document_chunking"):
@@ -232,8 +247,11 @@ def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report
         [ids],
     )
     previous = {r["chunk_id"]: (r["summary_input"], r["summary"]) for r in existing if r["summary_status"] == "done"}
-    states_before = {r["chunk_id"]: {"input_hash": r["summary_input"], "rounds": r["rounds"] or 0} for r in existing
-                     if r["summary_input"]}
+    states_before = {
+        r["chunk_id"]: {"input_hash": r["summary_input"], "rounds": r["rounds"] or 0}
+        for r in existing
+        if r["summary_input"]
+    }
     old_hash = {r["chunk_id"]: r["text_hash"] for r in existing}
 
     def summarize(chunk_id: str, text: str, prior: str) -> str:
@@ -255,10 +273,17 @@ def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report
         failed = 0
         for item in summarized:
             row = {
-                "chunk_id": item.chunk_id, "document_id": doc["document_id"], "collection": doc["collection"],
-                "seq": item.block.seq, "text": item.block.text, "token_count": item.block.token_count,
-                "char_start": item.block.char_start, "char_end": item.block.char_end, "summary": item.summary,
-                "prior_summary": item.prior_summary, "text_hash": text_hash(item.block.text),
+                "chunk_id": item.chunk_id,
+                "document_id": doc["document_id"],
+                "collection": doc["collection"],
+                "seq": item.block.seq,
+                "text": item.block.text,
+                "token_count": item.block.token_count,
+                "char_start": item.block.char_start,
+                "char_end": item.block.char_end,
+                "summary": item.summary,
+                "prior_summary": item.prior_summary,
+                "text_hash": text_hash(item.block.text),
             }
             chunk_rows.append(row)
             report.tokens_total += item.block.token_count
@@ -266,16 +291,36 @@ def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report
                 report.summaries_reused += 1
             else:
                 failed += 0 if item.outcome.ok else 1
-                state_rows.append(state_row(item.outcome, row, "summarize", item.input_hash, int(item.outcome.ok), now,
-                                            states_before.get(item.chunk_id), ctx.settings.chunk_jobs))
+                state_rows.append(
+                    state_row(
+                        item.outcome,
+                        row,
+                        "summarize",
+                        item.input_hash,
+                        int(item.outcome.ok),
+                        now,
+                        states_before.get(item.chunk_id),
+                        ctx.settings.chunk_jobs,
+                    )
+                )
             if old_hash.get(item.chunk_id) != row["text_hash"] or item.outcome is not None:
                 to_embed.append(row)
         report.summaries_failed += failed
-        chunking_rows.append({"document_id": doc["document_id"], "collection": doc["collection"],
-                              "content_hash": _content_hash(conn, doc["document_id"]), "settings_key": settings_key,
-                              "n_chunks": len(summarized), "updated_at": now})
-        report.activity[doc["document_id"]] = {"status": "chunked", "chunks": len(summarized),
-                                               "summaries_failed": failed}
+        chunking_rows.append(
+            {
+                "document_id": doc["document_id"],
+                "collection": doc["collection"],
+                "content_hash": doc["content_hash"],
+                "settings_key": settings_key,
+                "n_chunks": len(summarized),
+                "updated_at": now,
+            }
+        )
+        report.activity[doc["document_id"]] = {
+            "status": "chunked",
+            "chunks": len(summarized),
+            "summaries_failed": failed,
+        }
     current = {r["chunk_id"] for r in chunk_rows}
     stale = [r["chunk_id"] for r in existing if r["chunk_id"] not in current]
 
@@ -296,7 +341,3 @@ def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report
         insert_rows(conn, "document_chunking", chunking_rows)
     report.documents += len(docs)
     report.chunks += len(chunk_rows)
-
-
-def _content_hash(conn, document_id: str) -> str:
-    return conn.execute("SELECT content_hash FROM documents WHERE document_id = ?", [document_id]).fetchone()[0]

@@ -7,9 +7,10 @@ the stages re-process them even when nothing changed (re-processing one document
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from kg_pipelines.ingestion.chunk_jobs import RetryPolicy
 
@@ -26,7 +27,7 @@ ProgressFactory = Callable[[str, int], Callable[[int], None]]
 
 
 def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _no_progress(_label: str, _total: int) -> Callable[[int], None]:
@@ -45,8 +46,10 @@ class SyncScope:
         prefix = f"{alias}." if alias else ""
         if self.only is None:
             return f"{prefix}collection = ?", [self.collection]
-        return (f"{prefix}collection = ? AND {prefix}document_id IN (SELECT unnest(?::VARCHAR[]))",
-                [self.collection, sorted(self.only)])
+        return (
+            f"{prefix}collection = ? AND {prefix}document_id IN (SELECT unnest(?::VARCHAR[]))",
+            [self.collection, sorted(self.only)],
+        )
 
     def forced(self, document_id: str) -> bool:
         return self.only is not None and document_id in self.only

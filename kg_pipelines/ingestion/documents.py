@@ -65,13 +65,17 @@ def title_of(text: str, path: Path) -> str:
 def read_document(path: Path, max_bytes: int) -> DocumentText | DocumentReadError:
     path = Path(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-        return DocumentReadError("unsupported", f"{path.name}: unsupported file type {path.suffix!r}; use {', '.join(SUPPORTED_SUFFIXES)}")
+        return DocumentReadError(
+            "unsupported", f"{path.name}: unsupported file type {path.suffix!r}; use {', '.join(SUPPORTED_SUFFIXES)}"
+        )
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             data = handle.read() if size <= max_bytes else b""
     except FileNotFoundError:
-        return DocumentReadError("missing", f"{path}: the file no longer exists (deleted or moved after it was detected)")
+        return DocumentReadError(
+            "missing", f"{path}: the file no longer exists (deleted or moved after it was detected)"
+        )
     except OSError as exc:
         return DocumentReadError("unreadable", f"{path}: cannot read file: {exc.strerror or exc}")
     if size > max_bytes:
@@ -90,20 +94,29 @@ def read_document(path: Path, max_bytes: int) -> DocumentText | DocumentReadErro
     text = decoded.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         kind = "no_text" if path.suffix.lower() == ".pdf" else "empty"
-        detail = "the PDF has no text layer (scanned images?); run OCR first" if kind == "no_text" else "the file is empty or whitespace only"
+        detail = (
+            "the PDF has no text layer (scanned images?); run OCR first"
+            if kind == "no_text"
+            else "the file is empty or whitespace only"
+        )
         return DocumentReadError(kind, f"{path.name}: {detail}", content_hash)
     return DocumentText(text=text, title=title_of(text, path), content_hash=content_hash, n_bytes=len(data))
 
 
 def _plain_text(path: Path, data: bytes) -> str | DocumentReadError:
     if b"\x00" in data[:65536] or _control_share(data[:65536]) > 0.10:
-        return DocumentReadError("binary", f"{path.name}: looks like a binary file, not text (NUL or control bytes); only plain-text .txt/.md are read")
+        return DocumentReadError(
+            "binary",
+            f"{path.name}: looks like a binary file, not text (NUL or control bytes); "
+            "only plain-text .txt/.md are read",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return DocumentReadError(
             "encoding",
-            f"{path.name}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); re-save the file as UTF-8",
+            f"{path.name}: not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "re-save the file as UTF-8",
         )
 
 
@@ -156,10 +169,19 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
 
     conn, now = ctx.conn, ctx.now()
     where, params = scope.sql_filter()
-    existing = {r["document_id"]: r for r in fetch_dicts(
-        conn, f"SELECT document_id, content_hash, text IS NULL AS failed, ingested_at FROM documents WHERE {where}", params)}
-    active = {s.document_id: s for s in sources if s.collection == scope.collection
-              and (scope.only is None or s.document_id in scope.only)}
+    existing = {
+        r["document_id"]: r
+        for r in fetch_dicts(
+            conn,
+            f"SELECT document_id, content_hash, text IS NULL AS failed, ingested_at FROM documents WHERE {where}",
+            params,
+        )
+    }
+    active = {
+        s.document_id: s
+        for s in sources
+        if s.collection == scope.collection and (scope.only is None or s.document_id in scope.only)
+    }
     report = DocumentsReport()
     to_read = []
     for source in active.values():
@@ -172,11 +194,15 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
     tick = ctx.progress("read documents", len(to_read))
     for start in range(0, len(to_read), ctx.batch_size):
         rows, keep_with_error = [], []
-        for source in to_read[start:start + ctx.batch_size]:
+        for source in to_read[start : start + ctx.batch_size]:
             document_id, before = source.document_id, existing.get(source.document_id)
             result = read_document(Path(source.path), ctx.settings.max_document_mb * 1e6)
-            base = {"document_id": document_id, "collection": source.collection, "source_path": source.path,
-                    "updated_at": now}
+            base = {
+                "document_id": document_id,
+                "collection": source.collection,
+                "source_path": source.path,
+                "updated_at": now,
+            }
             if isinstance(result, DocumentReadError) and result.reason == "missing":
                 report.gone.append(document_id)
                 if document_id in existing:
@@ -188,21 +214,39 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
                 report.activity[document_id] = {"status": "kept previous version", "error": result.message}
             elif isinstance(result, DocumentReadError):
                 report.failed += 1
-                rows.append({**base, "title": Path(source.path).name, "content_hash": result.content_hash,
-                             "text": None, "n_chars": 0, "error": result.message, "ingested_at": now})
+                rows.append(
+                    {
+                        **base,
+                        "title": Path(source.path).name,
+                        "content_hash": result.content_hash,
+                        "text": None,
+                        "n_chars": 0,
+                        "error": result.message,
+                        "ingested_at": now,
+                    }
+                )
                 report.activity[document_id] = {"status": "Failed", "error": result.message}
             else:
                 report.read += 1
-                rows.append({**base, "title": result.title, "content_hash": result.content_hash, "text": result.text,
-                             "n_chars": len(result.text), "error": None,
-                             "ingested_at": before["ingested_at"] if before else now})
+                rows.append(
+                    {
+                        **base,
+                        "title": result.title,
+                        "content_hash": result.content_hash,
+                        "text": result.text,
+                        "n_chars": len(result.text),
+                        "error": None,
+                        "ingested_at": before["ingested_at"] if before else now,
+                    }
+                )
                 report.activity[document_id] = {"status": "read" if before is None else "changed", "error": None}
         with transaction(conn):
             replace_rows(conn, "documents", "document_id", [r["document_id"] for r in rows], rows)
             for document_id, message in keep_with_error:
-                conn.execute("UPDATE documents SET error = ?, updated_at = ? WHERE document_id = ?",
-                             [message, now, document_id])
-        tick(len(to_read[start:start + ctx.batch_size]))
+                conn.execute(
+                    "UPDATE documents SET error = ?, updated_at = ? WHERE document_id = ?", [message, now, document_id]
+                )
+        tick(len(to_read[start : start + ctx.batch_size]))
     if removed:
         with transaction(conn):
             delete_where_in(conn, "documents", "document_id", removed)

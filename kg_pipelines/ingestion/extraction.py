@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
-
-from kg_pipelines.llm.schemas import EntitiesRelationships
 
 from kg_pipelines.ingestion.names import EDGE_PUNCT as _EDGE_PUNCT
 from kg_pipelines.ingestion.names import entity_node_id, node_key, normalize_name  # noqa: F401 (re-exported)
+from kg_pipelines.llm.schemas import EntitiesRelationships
 
 _TAG_SPLIT = re.compile(r"[,;/|]+")
 _SPACE = re.compile(r"\s+")

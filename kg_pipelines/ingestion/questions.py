@@ -51,5 +51,6 @@ def generate_questions(ctx, scope) -> ChunkStageReport:
         ctx.vectors.replace("questions", collection, "chunk_id", chunk_ids, None)
 
     fingerprint = ctx.llm.fingerprint("questions") + ":" + ctx.settings.embedding_model_for(collection)
-    return run_chunk_stage(ctx, scope, "questions", fingerprint, work, ("atomic_questions",), write_vectors,
-                           delete_vectors)
+    return run_chunk_stage(
+        ctx, scope, "questions", fingerprint, work, ("atomic_questions",), write_vectors, delete_vectors
+    )

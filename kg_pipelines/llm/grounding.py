@@ -26,9 +26,9 @@ support, an entity the chunk does not mention), not paraphrase.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable
 
 MIN_SHARE = 0.6
 STEM_LETTERS = 5
@@ -97,7 +97,7 @@ class ChunkText:
     stem_set: frozenset[str]
 
     @classmethod
-    def of(cls, text: str) -> "ChunkText":
+    def of(cls, text: str) -> ChunkText:
         ws = tuple(words(text))
         stems = tuple(stem(w) for w in ws)
         return cls(ws, stems, frozenset(stems))
@@ -144,8 +144,14 @@ def _occurs(name_words: list[str], chunk: ChunkText) -> bool:
             if cs[i : i + k] == name_stems:  # word for word, by stems
                 return True
             # a binomial with its genus abbreviated: "A. muciniphila" for "Akkermansia Muciniphila"
-            if k >= 2 and len(cw[i]) == 1 and cw[i].isalpha() and len(name_words[0]) > 1 \
-                    and name_words[0].startswith(cw[i]) and cs[i + 1 : i + k] == name_stems[1:]:
+            if (
+                k >= 2
+                and len(cw[i]) == 1
+                and cw[i].isalpha()
+                and len(name_words[0]) > 1
+                and name_words[0].startswith(cw[i])
+                and cs[i + 1 : i + k] == name_stems[1:]
+            ):
                 return True
         # the same letters with different separators ("TNFα" ~ "TNF-α", "IL6" ~ "IL-6")
         run = ""
@@ -179,9 +185,7 @@ def _describe(support: Support) -> str:
     return f"only {support.found} of {support.total} content words occur in the chunk (missing: {shown})"
 
 
-def check_extraction(
-    result, text: str, aliases: Aliases | None = None, min_share: float = MIN_SHARE
-) -> list[str]:
+def check_extraction(result, text: str, aliases: Aliases | None = None, min_share: float = MIN_SHARE) -> list[str]:
     """Problems of an ``EntitiesRelationships`` answer for chunk ``text``; empty when it is grounded.
 
     Each problem names the offending entity or relationship and says what is wrong.

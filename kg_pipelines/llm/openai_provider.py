@@ -19,7 +19,8 @@ This module must not import dagster.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import openai
 
@@ -123,7 +124,7 @@ class OpenAIProvider:
         self.endpoint = str(self._client.base_url).rstrip("/") + "/chat/completions"
 
     @classmethod
-    def from_settings(cls, settings: LLMSettings) -> "OpenAIProvider":
+    def from_settings(cls, settings: LLMSettings) -> OpenAIProvider:
         return cls(
             model=settings.model,
             api_key=resolve_api_key(settings),
@@ -192,7 +193,7 @@ class OpenAIEmbeddingClient:
         self.endpoint = str(self._client.base_url).rstrip("/") + "/embeddings"
 
     @classmethod
-    def from_settings(cls, model: str, settings: LLMSettings) -> "OpenAIEmbeddingClient":
+    def from_settings(cls, model: str, settings: LLMSettings) -> OpenAIEmbeddingClient:
         """``model`` without the ``openai:`` prefix; key, endpoint and timeout from the LLM settings."""
         if model.startswith("openai:"):
             model = model.split(":", 1)[1]

@@ -76,7 +76,7 @@ class EntitiesRelationships(BaseModel):
     relationships: list[ExtractedRelationship]
 
     @model_validator(mode="after")
-    def _relationships_name_entities(self) -> "EntitiesRelationships":
+    def _relationships_name_entities(self) -> EntitiesRelationships:
         names = {e.entity_name.casefold() for e in self.entities}
         for rel in self.relationships:
             for end in (rel.source_entity, rel.target_entity):

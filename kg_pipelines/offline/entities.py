@@ -65,9 +65,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
+from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 from kg_pipelines.offline import lexicon as lx
 from kg_pipelines.offline import vocabulary as voc
-from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 
 MAX_PAIRS_PER_SENTENCE = 6
 MAX_DESCRIPTION_CHARS = 600
@@ -82,16 +82,21 @@ _SYMBOL = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
 _SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]?|alpha|beta|gamma|delta|kappa|[abgdk]\d?)$")
-_GREEK_SYMBOL = re.compile(r"^(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,7}?(?:alpha|beta|gamma|delta|kappa|epsilon)\d?$")
+_GREEK_SYMBOL = re.compile(
+    r"^(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,7}?(?:alpha|beta|gamma|delta|kappa|epsilon)\d?$"
+)
 _NUMBERED_PROTEIN = ("ase", "in", "leukin", "kine", "ogen")
 _NOT_NUMBERED = frozenset("domain protein chain region origin margin vitamin bulletin within begin cabin again".split())
-_NOT_ENZYMES = frozenset(
-    """
+_NOT_ENZYMES = (
+    frozenset(
+        """
 database databases disease diseases increase increases decrease decreases release releases purchase phase phases
 showcase suitcase staircase briefcase lowercase uppercase erase chase cease lease please phrase phrases
 paraphrase crankcase bookcase testcase headcase
     """.split()
-) | voc.PROTEIN_HEADS
+    )
+    | voc.PROTEIN_HEADS
+)
 _INDUCED = frozenset("induced treated exposed evoked elicited".split())
 _NOT_INDUCERS = frozenset(
     """
@@ -109,11 +114,52 @@ antibiotics medication medications treatment treatments therapy either other ano
 escalating varying graded normal usual
     """.split()
 )
-_NOT_HYPER = ("hypothes", "hypothet", "hypothalam", "hyperlink", "hypertext", "hyperbol", "hyperparam", "hyperplane",
-              "hypocri")
-_NOT_CHEMICAL_ENDINGS = ("line", "kine", "kines", "tion", "sion", "ment", "ness", "ity", "ing", "ure", "ery", "omy", "sis", "ance", "ence",
-                         "ism", "ist", "ogy", "ics", "ive", "ful", "less", "ous", "ship", "hood", "age", "dom", "ed",
-                         "ly", "er", "ors", "ers", "ists")
+_NOT_HYPER = (
+    "hypothes",
+    "hypothet",
+    "hypothalam",
+    "hyperlink",
+    "hypertext",
+    "hyperbol",
+    "hyperparam",
+    "hyperplane",
+    "hypocri",
+)
+_NOT_CHEMICAL_ENDINGS = (
+    "line",
+    "kine",
+    "kines",
+    "tion",
+    "sion",
+    "ment",
+    "ness",
+    "ity",
+    "ing",
+    "ure",
+    "ery",
+    "omy",
+    "sis",
+    "ance",
+    "ence",
+    "ism",
+    "ist",
+    "ogy",
+    "ics",
+    "ive",
+    "ful",
+    "less",
+    "ous",
+    "ship",
+    "hood",
+    "age",
+    "dom",
+    "ed",
+    "ly",
+    "er",
+    "ors",
+    "ers",
+    "ists",
+)
 _CHEMICAL_MODIFIER = ("in", "ine", "ate", "ide", "gen", "oid", "ol", "one", "ose", "yl", "ium")
 _AA3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val"
 _VARIANT = re.compile(
@@ -156,9 +202,13 @@ _AGENT_GAP_BREAK = re.compile(
     r"if|then|it|its|they|their|he|she|we|this|these)\b",
     re.IGNORECASE,
 )
-_DIRECTIONS = frozenset("North South East West Northern Southern Eastern Western Central Upper Lower Greater Inner Outer".split())
+_DIRECTIONS = frozenset(
+    "North South East West Northern Southern Eastern Western Central Upper Lower Greater Inner Outer".split()
+)
 _ABSTRACT_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ism", "ship", "ance", "ence", "hood", "ology", "ics")
-_LIST_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE)
+_LIST_JOINER = re.compile(
+    r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE
+)
 _COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
 _OBJECT_GAP_BREAK = re.compile(r"[;:]|\b(?:which|who|whereas|while|but|although|because)\b", re.IGNORECASE)
 _LOSS_OF = re.compile(
@@ -407,7 +457,13 @@ class _Recogniser:
                 key_ci = prefix_ci + t.key
                 key_cs = prefix_cs + t.text.replace("’", "'")
                 entry = lx.GAZETTEER.get(key_ci) if ci else None
-                if entry is None and ci and key_ci.endswith("s") and len(t.key) > 3 and not key_ci.endswith(("ss", "us", "is")):
+                if (
+                    entry is None
+                    and ci
+                    and key_ci.endswith("s")
+                    and len(t.key) > 3
+                    and not key_ci.endswith(("ss", "us", "is"))
+                ):
                     entry = lx.GAZETTEER.get(key_ci[:-1])
                 if entry is None and cs:
                     entry = lx.GAZETTEER_EXACT.get(key_cs)
@@ -427,38 +483,85 @@ class _Recogniser:
             w = tok.text
             nxt = toks[i + 1] if i + 1 < n else None
             # gene/protein symbols --------------------------------------------------------------
-            if self.bio and nxt is not None and self.joiners[i] == "-" and _SYMBOL_HEAD.match(w) \
-                    and sum(c.isupper() for c in w) >= 2 and _SYMBOL_TAIL.match(nxt.text) and w.upper() not in lx.ACRONYM_STOP \
-                    and tok.sent == nxt.sent:
+            if (
+                self.bio
+                and nxt is not None
+                and self.joiners[i] == "-"
+                and _SYMBOL_HEAD.match(w)
+                and sum(c.isupper() for c in w) >= 2
+                and _SYMBOL_TAIL.match(nxt.text)
+                and w.upper() not in lx.ACRONYM_STOP
+                and tok.sent == nxt.sent
+            ):
                 symbol = f"{w}-{nxt.text}"
                 self.add(i, i + 2, lx.display_name(symbol), _symbol_types(w), 1)
-            elif _is_symbol(w, self.bio) and not (nxt is not None and self.joiners[i] == "/" and nxt.text[:1].isdigit()):
+            elif _is_symbol(w, self.bio) and not (
+                nxt is not None and self.joiners[i] == "/" and nxt.text[:1].isdigit()
+            ):
                 symbol = w.upper() if _MOUSE_SYMBOL.match(w) else w
                 self.add(i, i + 1, lx.display_name(symbol), _symbol_types(symbol), 1)
             elif self.bio and _GREEK_SYMBOL.match(w) and w not in lx.SYMBOL_STOP:
                 self.add(i, i + 1, w, ("protein", "gene"), 1)
-            elif w.isupper() and w.isalpha() and 3 <= len(w) <= 8 and w not in lx.ACRONYM_STOP and nxt is not None \
-                    and nxt.key in _GENE_CUES and self.spaced(i):
+            elif (
+                w.isupper()
+                and w.isalpha()
+                and 3 <= len(w) <= 8
+                and w not in lx.ACRONYM_STOP
+                and nxt is not None
+                and nxt.key in _GENE_CUES
+                and self.spaced(i)
+            ):
                 self.add(i, i + 1, w, _symbol_types(w), 1)
-            elif self.bio and w.isupper() and w.isalpha() and 3 <= len(w) <= 6 and w not in lx.ACRONYM_STOP \
-                    and w not in self.defined_abbr and not self.in_parens[i] and not self.citation[i] \
-                    and w.lower() not in lx.STOPWORDS and w.lower() not in lx.COMMON_CAPITALISED and not self._shouted(i):
+            elif (
+                self.bio
+                and w.isupper()
+                and w.isalpha()
+                and 3 <= len(w) <= 6
+                and w not in lx.ACRONYM_STOP
+                and w not in self.defined_abbr
+                and not self.in_parens[i]
+                and not self.citation[i]
+                and w.lower() not in lx.STOPWORDS
+                and w.lower() not in lx.COMMON_CAPITALISED
+                and not self._shouted(i)
+            ):
                 self.add(i, i + 1, w, _symbol_types(w), 3)  # an undefined all-caps word in biomedical text
             # "caspase-3", "interleukin-6": a protein name and a number
-            if self.bio and nxt is not None and tok.key.endswith(_NUMBERED_PROTEIN) and tok.key not in _NOT_NUMBERED \
-                    and (self.joiners[i] == "-" or self.joiners[i] == " " and tok.key.endswith(("ase", "leukin"))) \
-                    and len(tok.key) >= 5 and nxt.text.isdigit() and len(nxt.text) <= 2 and tok.sent == nxt.sent \
-                    and tok.text.isalpha() and tok.key not in lx.STOPWORDS:
+            if (
+                self.bio
+                and nxt is not None
+                and tok.key.endswith(_NUMBERED_PROTEIN)
+                and tok.key not in _NOT_NUMBERED
+                and (self.joiners[i] == "-" or self.joiners[i] == " " and tok.key.endswith(("ase", "leukin")))
+                and len(tok.key) >= 5
+                and nxt.text.isdigit()
+                and len(nxt.text) <= 2
+                and tok.sent == nxt.sent
+                and tok.text.isalpha()
+                and tok.key not in lx.STOPWORDS
+            ):
                 self.add(i, i + 2, lx.display_name(text[tok.start : nxt.end]), ("protein", "gene"), 1)
             # binomials and abbreviated binomials -----------------------------------------------
-            if nxt is not None and _GENUS.match(w) and _LOWER_WORD.match(nxt.text) and self.spaced(i) \
-                    and nxt.raw_end == nxt.end and _is_binomial(w, nxt.text):
+            if (
+                nxt is not None
+                and _GENUS.match(w)
+                and _LOWER_WORD.match(nxt.text)
+                and self.spaced(i)
+                and nxt.raw_end == nxt.end
+                and _is_binomial(w, nxt.text)
+            ):
                 types = ("organism", "microbe") if w in lx.ORGANISM_GENERA else ("microbe", "organism")
                 name = lx.display_name(f"{w} {nxt.text}")
                 binomials.setdefault((w[0].lower(), nxt.text), (name, types))
                 self.add(i, i + 2, name, types, 1)
-            elif nxt is not None and len(w) == 1 and w.isupper() and self.joiners[i] in (". ", ".") \
-                    and _LOWER_WORD.match(nxt.text) and tok.sent == nxt.sent:
+            elif (
+                nxt is not None
+                and len(w) == 1
+                and w.isupper()
+                and self.joiners[i] in (". ", ".")
+                and _LOWER_WORD.match(nxt.text)
+                and tok.sent == nxt.sent
+            ):
                 abbreviated.append(i)
             # vitamins --------------------------------------------------------------------------
             if tok.key == "vitamin" and nxt is not None and _VITAMIN.match(nxt.text) and self.spaced(i):
@@ -479,8 +582,16 @@ class _Recogniser:
             if _WORD.match(w) and not self.hyphen_after(i):
                 self._suffix(i)
             # "X-induced": X is given, a compound
-            if self.bio and nxt is not None and self.joiners[i] == "-" and nxt.key in _INDUCED and tok.key not in _NOT_INDUCERS \
-                    and (tok.text.isalpha() or _is_symbol(w, True)) and len(w) >= 3 and not self.hyphen_before(i):
+            if (
+                self.bio
+                and nxt is not None
+                and self.joiners[i] == "-"
+                and nxt.key in _INDUCED
+                and tok.key not in _NOT_INDUCERS
+                and (tok.text.isalpha() or _is_symbol(w, True))
+                and len(w) >= 3
+                and not self.hyphen_before(i)
+            ):
                 self.add(i, i + 1, lx.display_name(w), ("compound",), 2)
             # "treated with X", "doses of X": X is a compound
             if self.bio and tok.key in _DRUG_CONTEXT_LAST and nxt is not None and self.spaced(i):
@@ -494,8 +605,13 @@ class _Recogniser:
             elif tok.key in voc.PROTEIN_HEADS and i > 0 and self.bio:
                 self._protein_phrase(i)
             # "hypertension", "hypoglycaemia": hyper-/hypo- words
-            if w.islower() and tok.key.startswith(("hyper", "hypo")) and len(tok.key) >= 9 and tok.text.isalpha() \
-                    and not tok.key.startswith(_NOT_HYPER):
+            if (
+                w.islower()
+                and tok.key.startswith(("hyper", "hypo"))
+                and len(tok.key) >= 9
+                and tok.text.isalpha()
+                and not tok.key.startswith(_NOT_HYPER)
+            ):
                 self.add(i, i + 1, lx.display_name(w), ("disease", "phenotype"), 2)
         for i in abbreviated:
             key = (toks[i].key, toks[i + 1].text)
@@ -515,8 +631,14 @@ class _Recogniser:
         if text[toks[i].raw_end : toks[i].raw_end + 1] == ":":
             return True
         for k in (i - 1, i + 1):
-            if 0 <= k < len(toks) and toks[k].sent == toks[i].sent and toks[k].text.isupper() and toks[k].text.isalpha() \
-                    and len(toks[k].text) >= 3 and (self.spaced(min(i, k))):
+            if (
+                0 <= k < len(toks)
+                and toks[k].sent == toks[i].sent
+                and toks[k].text.isupper()
+                and toks[k].text.isalpha()
+                and len(toks[k].text) >= 3
+                and (self.spaced(min(i, k)))
+            ):
                 return True
         return False
 
@@ -543,14 +665,23 @@ class _Recogniser:
                     break
 
     def _acid(self, h: int) -> None:
-        """"valproic acid", "alpha-lipoic acid", "uric acids": an -ic/-ous word (and what is
+        """ "valproic acid", "alpha-lipoic acid", "uric acids": an -ic/-ous word (and what is
         hyphenated to it) before "acid"."""
         toks = self.tokens
         prev = toks[h - 1]
-        if not (prev.text.isalpha() and prev.key.endswith(("ic", "ous")) and len(prev.key) >= 4) or prev.key in lx.STOPWORDS:
+        if (
+            not (prev.text.isalpha() and prev.key.endswith(("ic", "ous")) and len(prev.key) >= 4)
+            or prev.key in lx.STOPWORDS
+        ):
             return
         j = h - 1
-        while j > 0 and h - j < 4 and self.joiners[j - 1] == "-" and toks[j - 1].sent == prev.sent and toks[j - 1].text.isalnum():
+        while (
+            j > 0
+            and h - j < 4
+            and self.joiners[j - 1] == "-"
+            and toks[j - 1].sent == prev.sent
+            and toks[j - 1].text.isalnum()
+        ):
             j -= 1
         self.add(j, h + 1, lx.display_name(self.text[toks[j].start : toks[h].end]), ("compound",), 1)
 
@@ -568,7 +699,12 @@ class _Recogniser:
             return
         t = toks[j]
         w = t.text
-        if t.key in lx.STOPWORDS or t.key in lx.COMMON_CAPITALISED or t.key in _NOT_DRUGS or t.key.endswith(_NOT_CHEMICAL_ENDINGS):
+        if (
+            t.key in lx.STOPWORDS
+            or t.key in lx.COMMON_CAPITALISED
+            or t.key in _NOT_DRUGS
+            or t.key.endswith(_NOT_CHEMICAL_ENDINGS)
+        ):
             return
         if (w.islower() and w.isalpha() and len(w) >= 6) or (w.isupper() and 3 <= len(w) <= 6):
             if j + 1 < len(toks) and self.hyphen_after(j):
@@ -585,20 +721,27 @@ class _Recogniser:
                     self.add(t0, t1, name, types, 1)
 
     def _modified_phrase(self, h: int, head: str, types: tuple[str, ...]) -> None:
-        """"chronic kidney disease", "age-related diseases" -> up to three modifiers before a head."""
+        """ "chronic kidney disease", "age-related diseases" -> up to three modifiers before a head."""
         toks = self.tokens
         j = h  # the phrase starts at token j
         while j > 0 and h - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
             prev = toks[j - 1]
             if prev.key in lx.STOPWORDS or prev.key in lx.NON_MODIFIERS or not prev.text.isalpha():
                 break
-            in_compound = self.joiners[j - 1] == "-" or (j >= 2 and self.joiners[j - 2] == "-" and toks[j - 2].sent == prev.sent)
+            in_compound = self.joiners[j - 1] == "-" or (
+                j >= 2 and self.joiners[j - 2] == "-" and toks[j - 2].sent == prev.sent
+            )
             if not (in_compound or _is_modifier(prev)):
                 break
             j -= 1
         if j == h:
             return
-        if h + 1 < len(toks) and toks[h + 1].key == "of" and self.spaced(h) and head in ("loss", "damage", "failure", "defect", "defects"):
+        if (
+            h + 1 < len(toks)
+            and toks[h + 1].key == "of"
+            and self.spaced(h)
+            and head in ("loss", "damage", "failure", "defect", "defects")
+        ):
             return  # "loss of function"
         surface = self.text[toks[j].start : toks[h].end]
         self.add(j, h + 1, lx.display_name(surface), types, 2)
@@ -612,29 +755,53 @@ class _Recogniser:
         while start > 0 and self.joiners[start - 1] in ("-", "/") and self.tokens[start - 1].sent == prev.sent:
             start -= 1
         surface = self.text[self.tokens[start].start : prev.end]
-        if len(surface) >= 3 and any(c.isdigit() for c in surface) + sum(c.isupper() for c in surface) >= 2 \
-                and surface[0].isalnum() and not surface.isdigit() and " " not in surface:
+        if (
+            len(surface) >= 3
+            and any(c.isdigit() for c in surface) + sum(c.isupper() for c in surface) >= 2
+            and surface[0].isalnum()
+            and not surface.isdigit()
+            and " " not in surface
+        ):
             self.add(start, h, surface, ("cell_type",), 0)
             return
-        if prev.key in lx.CELL_MODIFIERS or (len(prev.text) <= 2 and prev.text.isupper()) \
-                or (prev.key.endswith(lx.ADJECTIVE_SUFFIXES) and prev.text.isalpha() and len(prev.key) > 4):
+        if (
+            prev.key in lx.CELL_MODIFIERS
+            or (len(prev.text) <= 2 and prev.text.isupper())
+            or (prev.key.endswith(lx.ADJECTIVE_SUFFIXES) and prev.text.isalpha() and len(prev.key) > 4)
+        ):
             start = h - 1
             if h >= 2 and self.joiners[h - 2] == "-" and self.tokens[h - 2].sent == prev.sent:
                 start = h - 2
-            self.add(start, h + 1, lx.display_name(self.text[self.tokens[start].start : prev.end] + " cells"), ("cell_type",), 2)
+            self.add(
+                start,
+                h + 1,
+                lx.display_name(self.text[self.tokens[start].start : prev.end] + " cells"),
+                ("cell_type",),
+                2,
+            )
 
     def _protein_phrase(self, h: int) -> None:
-        """"androgen receptor", "serotonin transporter", "thymidylate synthase", "NADPH oxidase":
+        """ "androgen receptor", "serotonin transporter", "thymidylate synthase", "NADPH oxidase":
         a protein head after one to three modifiers, one of which looks chemical or is a symbol."""
         toks = self.tokens
         j, chemical = h, False
         while j > 0 and h - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
             prev = toks[j - 1]
-            if prev.key in lx.STOPWORDS or prev.key in voc.PROTEIN_HEAD_STOP or prev.key in lx.NON_MODIFIERS \
-                    or prev.key.endswith(("ly", "ed", "ing")) or prev.text.isdigit():
+            if (
+                prev.key in lx.STOPWORDS
+                or prev.key in voc.PROTEIN_HEAD_STOP
+                or prev.key in lx.NON_MODIFIERS
+                or prev.key.endswith(("ly", "ed", "ing"))
+                or prev.text.isdigit()
+            ):
                 break
-            if prev.key.endswith(_CHEMICAL_MODIFIER) or prev.text.isupper() and len(prev.text) >= 2 \
-                    or any(c.isdigit() for c in prev.text) and any(c.isalpha() for c in prev.text):
+            if (
+                prev.key.endswith(_CHEMICAL_MODIFIER)
+                or prev.text.isupper()
+                and len(prev.text) >= 2
+                or any(c.isdigit() for c in prev.text)
+                and any(c.isalpha() for c in prev.text)
+            ):
                 chemical = True
             elif not (prev.text.isalpha() and (prev.key.endswith(lx.ADJECTIVE_SUFFIXES) or self.joiners[j - 1] == "-")):
                 break
@@ -653,8 +820,14 @@ class _Recogniser:
         while i < n:
             tok = toks[i]
             lead = self._leading_initials(i)  # "J. R. R. Tolkien": the name starts with initials
-            if (not caps[i] and lead is None) or self.citation[i] or self.headings[tok.sent] or tok.sent in title_like \
-                    or self.hyphen_after(i) or self.hyphen_before(i):
+            if (
+                (not caps[i] and lead is None)
+                or self.citation[i]
+                or self.headings[tok.sent]
+                or tok.sent in title_like
+                or self.hyphen_after(i)
+                or self.hyphen_before(i)
+            ):
                 i += 1
                 continue
             j = i if lead is None else lead
@@ -662,14 +835,26 @@ class _Recogniser:
                 nxt = toks[j + 1]
                 if self.spaced(j) and caps[j + 1] and not self.hyphen_after(j + 1):
                     j += 1
-                elif self.spaced(j) and nxt.key in lx.NAME_PARTICLES and j + 2 < n and self.spaced(j + 1) and caps[j + 2] \
-                        and not self.hyphen_after(j + 2):
+                elif (
+                    self.spaced(j)
+                    and nxt.key in lx.NAME_PARTICLES
+                    and j + 2 < n
+                    and self.spaced(j + 1)
+                    and caps[j + 2]
+                    and not self.hyphen_after(j + 2)
+                ):
                     j += 2
                 elif _initial_follows(self, j):
                     # "Robert A. Stemmle", "J. R. R. Tolkien": initials belong to the name
                     k = j + 1
-                    while k + 1 < n and len(toks[k].text) == 1 and self.joiners[k].strip() == "." and len(self.joiners[k]) <= 2 \
-                            and toks[k + 1].sent == tok.sent and (caps[k + 1] or len(toks[k + 1].text) == 1):
+                    while (
+                        k + 1 < n
+                        and len(toks[k].text) == 1
+                        and self.joiners[k].strip() == "."
+                        and len(self.joiners[k]) <= 2
+                        and toks[k + 1].sent == tok.sent
+                        and (caps[k + 1] or len(toks[k + 1].text) == 1)
+                    ):
                         k += 1
                     if caps[k] and k > j + 1:
                         j = k
@@ -681,8 +866,12 @@ class _Recogniser:
                 j += 1  # "World War I", "Henry VIII"
             start, end = i, j
             at_start = self.clause_start(i)
-            while start <= end and (toks[start].key in lx.STOPWORDS and toks[start].key != "new"
-                                    or toks[start].key in lx.COMMON_CAPITALISED or toks[start].text in lx.PERSON_TITLES):
+            while start <= end and (
+                toks[start].key in lx.STOPWORDS
+                and toks[start].key != "new"
+                or toks[start].key in lx.COMMON_CAPITALISED
+                or toks[start].text in lx.PERSON_TITLES
+            ):
                 start += 1
             while end >= start and (toks[end].key in lx.NAME_PARTICLES or toks[end].key in lx.COMMON_CAPITALISED):
                 end -= 1
@@ -708,8 +897,13 @@ class _Recogniser:
         """If tokens from i are initials ("J. R. R.") followed by a capitalised word, that word's index."""
         toks, n = self.tokens, len(self.tokens)
         k = i
-        while k + 1 < n and len(toks[k].text) == 1 and toks[k].text.isupper() and self.joiners[k] in (". ", ".") \
-                and toks[k + 1].sent == toks[i].sent:
+        while (
+            k + 1 < n
+            and len(toks[k].text) == 1
+            and toks[k].text.isupper()
+            and self.joiners[k] in (". ", ".")
+            and toks[k + 1].sent == toks[i].sent
+        ):
             k += 1
         if k == i or not self.caps[k] or not (k > i + 1 or (k == i + 1 and self.joiners[i] == ". ")):
             return None
@@ -735,8 +929,12 @@ class _Recogniser:
             return head, 2
         if len(words) >= 2 and len(first) == 1 and _is_cap(last):
             return ("person",), 2  # "J. R. R. Tolkien", "T. S. Eliot"
-        if len(words) >= 2 and first in voc.GIVEN_NAMES and not any(w in lx.ORG_WORDS for w in words) \
-                and all(_is_cap(w) or len(w) == 1 or w.lower() in lx.NAME_PARTICLES for w in words):
+        if (
+            len(words) >= 2
+            and first in voc.GIVEN_NAMES
+            and not any(w in lx.ORG_WORDS for w in words)
+            and all(_is_cap(w) or len(w) == 1 or w.lower() in lx.NAME_PARTICLES for w in words)
+        ):
             return ("person",), 2
         if start > 0 and self.spaced(start - 1) and toks[start - 1].text.islower():
             noun = toks[start - 1].key  # "the band Metallica", "the city of Adelaide"
@@ -751,8 +949,12 @@ class _Recogniser:
         if len(words) >= 2 and last.endswith("s") and len(last) > 4 and _known_place(" ".join(words[:-1])):
             return ("organization",), 2  # a team: "Chicago Bulls", "New York Yankees"
         before = text[max(0, toks[start].start - 40) : toks[start].start]
-        if 2 <= len(words) <= 4 and (_BY_PERSON.search(before) or start > 0 and toks[start - 1].key in voc.PERSON_NOUNS
-                                     and self.spaced(start - 1)):
+        if 2 <= len(words) <= 4 and (
+            _BY_PERSON.search(before)
+            or start > 0
+            and toks[start - 1].key in voc.PERSON_NOUNS
+            and self.spaced(start - 1)
+        ):
             return ("person",), 2
         if _BORN_IN.search(before) or _IN_PLACE.search(before) and _place_after(text, after):
             return ("location",), 2
@@ -765,8 +967,14 @@ class _Recogniser:
         labels, a head noun, an abstract noun by its ending, or written in lower case elsewhere in
         the text."""
         low = word.lower()
-        if low in voc.GENERIC_CAPITALISED or low in voc.PERSON_NOUNS or low in voc.LOCATION_NOUNS \
-                or low in voc.ORGANIZATION_NOUNS or low in voc.WORK_NOUNS or low in lx.COMMON_CAPITALISED:
+        if (
+            low in voc.GENERIC_CAPITALISED
+            or low in voc.PERSON_NOUNS
+            or low in voc.LOCATION_NOUNS
+            or low in voc.ORGANIZATION_NOUNS
+            or low in voc.WORK_NOUNS
+            or low in lx.COMMON_CAPITALISED
+        ):
             return True
         if low.endswith(_ABSTRACT_ENDINGS) and len(low) > 6:
             return True
@@ -858,8 +1066,13 @@ class _Recogniser:
         if types is None:
             body = self.sentences[1].start if len(self.sentences) > 1 else len(self.text)
             for c in chosen:
-                if c[4] >= 0 and self.tokens[c[0]].start >= body and c[3] != ("concept",) and c[4] <= 2 \
-                        and (key.startswith(c[2].casefold()) or c[2].casefold().startswith(key)):
+                if (
+                    c[4] >= 0
+                    and self.tokens[c[0]].start >= body
+                    and c[3] != ("concept",)
+                    and c[4] <= 2
+                    and (key.startswith(c[2].casefold()) or c[2].casefold().startswith(key))
+                ):
                     types = c[3]  # "Lester Smith" / "Lester W. Smith"
                     break
         if types is None:
@@ -923,7 +1136,7 @@ class _Recogniser:
         return Mention(start, end, t0, t1, self.text[start:end], name, types, tier, toks[t0].sent)
 
     def _abbreviations(self, chosen: list) -> list:
-        """"long form (ABBR)": the long form is one mention, typed by its head word or by the
+        """ "long form (ABBR)": the long form is one mention, typed by its head word or by the
         mention that covers it ("hepatocellular carcinoma (HCC)", "sodium/iodide symporter (NIS)");
         ABBR in the brackets and its later uses are mentions of the long form. A long form that is
         no entity ("randomized controlled trial (RCT)") keeps ABBR from being guessed a gene."""
@@ -966,17 +1179,22 @@ class _Recogniser:
             drop[a0:a1] = b"\x01" * (a1 - a0)
             added.append((l0, l1, name, types, 1))
             added.append((a0, a1, name, types, 1))
-        kept = [c for c in chosen if not any(drop[c[0]:c[1]])]
+        kept = [c for c in chosen if not any(drop[c[0] : c[1]])]
         taken = bytearray(len(toks))
         for c in kept + added:
-            taken[c[0]:c[1]] = b"\x01" * (c[1] - c[0])
+            taken[c[0] : c[1]] = b"\x01" * (c[1] - c[0])
         replaced = {c[0]: k for k, c in enumerate(kept)}
         for i, tok in enumerate(toks):
             alias = aliases.get(tok.text)
             if alias is None or drop[i]:
                 continue
-            if i + 1 < len(toks) and self.joiners[i] == "-" and toks[i + 1].sent == tok.sent and toks[i + 1].text[:1].isalnum() \
-                    and toks[i + 1].key not in _INDUCED:
+            if (
+                i + 1 < len(toks)
+                and self.joiners[i] == "-"
+                and toks[i + 1].sent == tok.sent
+                and toks[i + 1].text[:1].isalnum()
+                and toks[i + 1].key not in _INDUCED
+            ):
                 continue  # part of a longer symbol ("NIS-1")
             k = replaced.get(i)
             if k is not None and kept[k][1] == i + 1 and kept[k][4] >= 1:
@@ -995,7 +1213,7 @@ def _known_place(name: str) -> bool:
 
 
 def _place_after(text: str, pos: int) -> bool:
-    """", Illinois": a known place follows the name after a comma ("Springfield, Illinois")."""
+    """ ", Illinois": a known place follows the name after a comma ("Springfield, Illinois")."""
     m = _COMMA_NAME.match(text, pos)
     if m is None:
         return False
@@ -1012,8 +1230,10 @@ def _initial_follows(rec: _Recogniser, j: int) -> bool:
     return len(t.text) == 1 and t.text.isupper() and rec.joiners[j + 1].strip() == "." and len(rec.joiners[j + 1]) <= 2
 
 
-def _abbreviation_definitions(text: str, tokens: list[Token], starts: list[int]) -> list[tuple[int, int, str, int, int]]:
-    """"long form (ABBR)" definitions, found as Schwartz and Hearst (2003) do: the shortest run of
+def _abbreviation_definitions(
+    text: str, tokens: list[Token], starts: list[int]
+) -> list[tuple[int, int, str, int, int]]:
+    """ "long form (ABBR)" definitions, found as Schwartz and Hearst (2003) do: the shortest run of
     words before the bracket whose letters spell ABBR in order, the first letter at a word start.
     Returns (long start, long end, ABBR, ABBR start, ABBR end)."""
     out = []
@@ -1065,7 +1285,11 @@ def _spells(abbr: str, long_form: str) -> bool:
 
 def _head_types(head: str) -> tuple[str, ...] | None:
     """The type of a long form by its last word: "... syndrome" a disease, "... receptor" a protein."""
-    if head in voc.DISEASE_HEAD_WORDS or head in voc.DISEASE_WORDS or (head.endswith(lx.DISEASE_SUFFIXES) and head not in lx.DISEASE_STOP):
+    if (
+        head in voc.DISEASE_HEAD_WORDS
+        or head in voc.DISEASE_WORDS
+        or (head.endswith(lx.DISEASE_SUFFIXES) and head not in lx.DISEASE_STOP)
+    ):
         return ("disease", "phenotype")
     if head in voc.PROTEIN_HEADS or (head.endswith("ase") and head not in _NOT_ENZYMES and len(head) >= 6):
         return ("protein", "gene")
@@ -1234,7 +1458,8 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
                 "first_start": m.start,
                 "count": 0,
                 "surface": None,
-                "article": etype in ("location", "organization", "concept") and m.surface[:1].isupper()
+                "article": etype in ("location", "organization", "concept")
+                and m.surface[:1].isupper()
                 and text[max(0, m.start - 4) : m.start].lower() == "the ",
             }
         row = entities[key]
@@ -1255,7 +1480,9 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         sent = row["sent"]
         if not row["described"] and first_statement is not None:
             sent = first_statement  # only in the title: the text's first statement is about it
-        description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS) or clip(_SPACE.sub(" ", text).strip(), MAX_DESCRIPTION_CHARS)
+        description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS) or clip(
+            _SPACE.sub(" ", text).strip(), MAX_DESCRIPTION_CHARS
+        )
         built[key] = Entity(
             name=row["name"],
             type=row["type"],
@@ -1338,9 +1565,13 @@ def _relation(a: Analysis, text: str, items, source_item, target_item, built, de
         if _NEGATION.search(gap):
             neutral = True
             tags.append("negated")
-        elif others or verbs > 1 or _AGENT_GAP_BREAK.search(text, ms.end, primary.start) \
-                or _LOSS_OF.search(text, max(0, ms.start - 30), ms.start) \
-                or _OBJECT_GAP_BREAK.search(text, primary.end, mt.start):
+        elif (
+            others
+            or verbs > 1
+            or _AGENT_GAP_BREAK.search(text, ms.end, primary.start)
+            or _LOSS_OF.search(text, max(0, ms.start - 30), ms.start)
+            or _OBJECT_GAP_BREAK.search(text, primary.end, mt.start)
+        ):
             neutral = True
         elif primary.verbal:
             by = _PASSIVE_BY.match(text, primary.end)
@@ -1353,8 +1584,9 @@ def _relation(a: Analysis, text: str, items, source_item, target_item, built, de
                     passive = True
                 else:
                     neutral = True
-            elif primary.surface.lower().endswith(("ed", "bound to")) and \
-                    _BE_BEFORE.search(text, max(ms.end, primary.start - 40), primary.start):
+            elif primary.surface.lower().endswith(("ed", "bound to")) and _BE_BEFORE.search(
+                text, max(ms.end, primary.start - 40), primary.start
+            ):
                 neutral = True
     source, target = built[ks], built[kt]
     source_start, target_start = ms.start, mt.start
@@ -1385,8 +1617,7 @@ def extraction_payload(text: str, entity_types: tuple[str, ...] | list[str] | No
     result = extract(text, allowed)
     return {
         "entities": [
-            {"entity_name": e.name, "entity_type": e.type, "entity_description": e.description}
-            for e in result.entities
+            {"entity_name": e.name, "entity_type": e.type, "entity_description": e.description} for e in result.entities
         ],
         "relationships": [
             {

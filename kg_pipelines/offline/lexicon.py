@@ -29,12 +29,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kg_pipelines.offline import vocabulary as voc
-
 # -- name casing ---------------------------------------------------------------------------------
-
 # One normalizer for extraction and the lexicon (``kg_pipelines.ingestion.names``).
-from kg_pipelines.ingestion.names import EDGE_PUNCT, normalize_name as display_name  # noqa: E402,F401
+from kg_pipelines.ingestion.names import EDGE_PUNCT  # noqa: E402,F401
+from kg_pipelines.ingestion.names import normalize_name as display_name
+from kg_pipelines.offline import vocabulary as voc
 
 _SPACE = re.compile(r"\s+")
 
@@ -309,7 +308,9 @@ def _parse_gazetteer(text: str) -> tuple[dict[str, GazetteerEntry], dict[str, Ga
         synonyms = [s.strip() for s in rest[0].split(";")] if rest and rest[0] else []
         bio_only = canonical.startswith("~")
         canonical = canonical.lstrip("~")
-        entry = GazetteerEntry(display_name(canonical.lstrip("=")), tuple(t.strip() for t in types.split(",")), bio_only)
+        entry = GazetteerEntry(
+            display_name(canonical.lstrip("=")), tuple(t.strip() for t in types.split(",")), bio_only
+        )
         for surface in [canonical, *synonyms]:
             exact = surface.startswith("=")
             surface = surface.lstrip("=")
@@ -423,9 +424,40 @@ including according born founded located based after before during since
 
 # Gene/protein symbols found by pattern that belong to protein families (else: gene).
 PROTEIN_PREFIXES = (
-    "IL", "TNF", "IFN", "TGF", "VEGF", "FGF", "PDGF", "EGF", "MMP", "CASP", "HSP", "PGC", "HIF", "NF",
-    "COX", "AKT", "ERK", "JNK", "MAPK", "PI3K", "PKC", "PKA", "S6K", "SIRT", "CD", "GLP", "GDF", "CCL",
-    "CXCL", "TLR", "ATG", "LC3", "BCL", "CDK",
+    "IL",
+    "TNF",
+    "IFN",
+    "TGF",
+    "VEGF",
+    "FGF",
+    "PDGF",
+    "EGF",
+    "MMP",
+    "CASP",
+    "HSP",
+    "PGC",
+    "HIF",
+    "NF",
+    "COX",
+    "AKT",
+    "ERK",
+    "JNK",
+    "MAPK",
+    "PI3K",
+    "PKC",
+    "PKA",
+    "S6K",
+    "SIRT",
+    "CD",
+    "GLP",
+    "GDF",
+    "CCL",
+    "CXCL",
+    "TLR",
+    "ATG",
+    "LC3",
+    "BCL",
+    "CDK",
 )
 
 # All-caps tokens that look like symbols but are not genes or proteins.
@@ -470,10 +502,45 @@ Pan Canis Felis Bos Sus Gallus Oryza Zea Triticum
 )
 # Endings that mark an unknown capitalised word as a genus. Only distinctive ones: "-ia" and "-ium"
 # end place names too ("Nigeria", "Virginia", "Belgium"), "-ella" given names ("Isabella").
-GENUS_ENDINGS = ("bacter", "coccus", "cocci", "bacillus", "bacterium", "monas", "myces", "spira", "plasma",
-                 "vibrio", "oides", "bacteria", "mycetes")
-SPECIES_ENDINGS = ("ii", "ae", "is", "us", "um", "ans", "ens", "ensis", "icus", "ica", "ata", "ila", "oides",
-                   "alis", "ilis", "aris", "ophila", "ogenes", "orum", "arum", "i", "a")
+GENUS_ENDINGS = (
+    "bacter",
+    "coccus",
+    "cocci",
+    "bacillus",
+    "bacterium",
+    "monas",
+    "myces",
+    "spira",
+    "plasma",
+    "vibrio",
+    "oides",
+    "bacteria",
+    "mycetes",
+)
+SPECIES_ENDINGS = (
+    "ii",
+    "ae",
+    "is",
+    "us",
+    "um",
+    "ans",
+    "ens",
+    "ensis",
+    "icus",
+    "ica",
+    "ata",
+    "ila",
+    "oides",
+    "alis",
+    "ilis",
+    "aris",
+    "ophila",
+    "ogenes",
+    "orum",
+    "arum",
+    "i",
+    "a",
+)
 # Words after a genus that are not species epithets ("Bacteroides increased", "Akkermansia abundance").
 NOT_SPECIES = frozenset(
     """
@@ -557,7 +624,13 @@ class Cue:
 CUES: tuple[Cue, ...] = (
     Cue("upregulates", r"up-?regulat(?:e|es|ed)", r"up-?regulat(?:ing|ion)", "upregulate", "verb"),
     Cue("downregulates", r"down-?regulat(?:e|es|ed)", r"down-?regulat(?:ing|ion)", "downregulate", "verb"),
-    Cue("increases", r"increas(?:e|es|ed)|elevat(?:e|es)|rais(?:e|es)|doubl(?:e|es|ed)", r"increas(?:ing)|elevat(?:ed|ion|ing)", "increase", "verb"),
+    Cue(
+        "increases",
+        r"increas(?:e|es|ed)|elevat(?:e|es)|rais(?:e|es)|doubl(?:e|es|ed)",
+        r"increas(?:ing)|elevat(?:ed|ion|ing)",
+        "increase",
+        "verb",
+    ),
     Cue("decreases", r"decreas(?:e|es|ed)|lower(?:s|ed)", r"decreas(?:ing)", "decrease", "verb"),
     Cue("reduces", r"reduc(?:e|es|ed)", r"reduc(?:ing|tion|tions)", "reduce", "verb"),
     Cue("inhibits", r"inhibit(?:s|ed)?", r"inhibit(?:ing|ion|ions|or|ors|ory)", "inhibit", "verb"),
@@ -592,12 +665,24 @@ CUES: tuple[Cue, ...] = (
     Cue("metabolizes", r"metaboli[sz](?:e|es|ed)", r"metaboli[sz]ing", "metabolize", "verb"),
     Cue("ferments", r"ferment(?:s|ed)", r"ferment(?:ing|ation)", "ferment", "verb"),
     Cue("targets", r"target(?:s|ed)", r"targeting", "target", "verb"),
-    Cue("clears", r"clear(?:s|ed)|eliminat(?:e|es|ed)|remov(?:e|es|ed)", r"clearance|eliminat(?:ing|ion)|removal", "clear", "verb"),
+    Cue(
+        "clears",
+        r"clear(?:s|ed)|eliminat(?:e|es|ed)|remov(?:e|es|ed)",
+        r"clearance|eliminat(?:ing|ion)|removal",
+        "clear",
+        "verb",
+    ),
     Cue("mimics", r"mimic(?:s|ked)?", r"mimicking|mimetic|mimetics", "mimic", "verb"),
     Cue("contains", r"contain(?:s|ed)?", r"containing", "contain", "verb"),
     Cue("flows through", r"flow(?:s|ed)? through", r"flowing through", "flow through", "verb"),
     Cue("flows into", r"flow(?:s|ed)? into|empt(?:ies|ied) into", r"flowing into", "flow into", "verb"),
-    Cue("associated with", None, r"associat(?:ed|ion|ions) with|link(?:ed)? (?:to|with)|correlat(?:e|es|ed|ion|ions) with", None, "assoc"),
+    Cue(
+        "associated with",
+        None,
+        r"associat(?:ed|ion|ions) with|link(?:ed)? (?:to|with)|correlat(?:e|es|ed|ion|ions) with",
+        None,
+        "assoc",
+    ),
     Cue("risk", None, r"risks?", None, "other"),
     Cue("supplementation", None, r"supplement(?:s|ed|ation|ing)?", None, "effect"),
     Cue("treatment", None, r"treat(?:ed|ment|ments|ing)?|administ(?:ered|ration)|therapy", None, "effect"),
@@ -662,8 +747,7 @@ def _cue_regexes() -> dict[str, re.Pattern[str]]:
                 for letter in sorted(_first_letters(pattern)):
                     parts.setdefault(letter, []).append(f"(?P<{kind}{i}>{pattern})")
     return {
-        letter: re.compile(r"(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE)
-        for letter, alts in parts.items()
+        letter: re.compile(r"(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE) for letter, alts in parts.items()
     }
 
 
@@ -671,11 +755,24 @@ CUE_BY_LETTER = _cue_regexes()
 
 # Question wording per entity type ("Which compound activates AMPK?").
 TYPE_NOUN = {
-    "gene": "gene", "protein": "protein", "compound": "compound", "geroprotector": "compound",
-    "microbe": "microbe", "organism": "organism", "model_organism": "organism", "disease": "disease",
-    "phenotype": "trait", "lifespan_outcome": "outcome", "biological_process": "process",
-    "aging_hallmark": "process", "pathway": "pathway", "cell_type": "cell type", "anatomy": "tissue",
-    "intervention": "intervention", "biomarker": "biomarker", "organization": "organization",
+    "gene": "gene",
+    "protein": "protein",
+    "compound": "compound",
+    "geroprotector": "compound",
+    "microbe": "microbe",
+    "organism": "organism",
+    "model_organism": "organism",
+    "disease": "disease",
+    "phenotype": "trait",
+    "lifespan_outcome": "outcome",
+    "biological_process": "process",
+    "aging_hallmark": "process",
+    "pathway": "pathway",
+    "cell_type": "cell type",
+    "anatomy": "tissue",
+    "intervention": "intervention",
+    "biomarker": "biomarker",
+    "organization": "organization",
     "location": "place",
 }
 # Types whose role in a disease or process is worth asking about.
@@ -683,7 +780,5 @@ ACTOR_TYPES = frozenset(
     "gene protein compound geroprotector microbe intervention pathway biological_process aging_hallmark "
     "cell_type biomarker".split()
 )
-CONTEXT_TYPES = frozenset(
-    "disease phenotype lifespan_outcome biological_process aging_hallmark pathway".split()
-)
+CONTEXT_TYPES = frozenset("disease phenotype lifespan_outcome biological_process aging_hallmark pathway".split())
 PLURAL_WORDS = frozenset("mice people children bacteria lactobacilli bifidobacteria humans rats".split())

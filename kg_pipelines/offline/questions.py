@@ -132,7 +132,9 @@ def _definitions(a: Analysis, ex: Extraction) -> list[tuple[str, str]]:
     return out
 
 
-def _entity_questions(ex: Extraction, named: set[str]) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, str]]]:
+def _entity_questions(
+    ex: Extraction, named: set[str]
+) -> tuple[list[tuple[str, tuple[str, ...]]], list[tuple[str, str]]]:
     """("What role does X play in Y?" questions, "What does the text state about X?" questions)
     for the entities not named yet, most mentioned first."""
     context: dict[str, Entity] = {}
@@ -179,8 +181,15 @@ def _key_phrases(a: Analysis) -> list[str]:
 
 
 def _content_token(key: str) -> bool:
-    return len(key) >= 3 and key not in lx.STOPWORDS and key not in lx.COMMON_CAPITALISED and not key.isdigit() \
+    return (
+        len(key) >= 3
+        and key not in lx.STOPWORDS
+        and key not in lx.COMMON_CAPITALISED
+        and not key.isdigit()
         and any(c.isalpha() for c in key)
+    )
+
+
 class _Picker:
     def __init__(self, high: int):
         self.high = high

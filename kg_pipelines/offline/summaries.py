@@ -6,7 +6,8 @@ mentions it holds (frequent entities count more). The first two sentences get a 
 bonus; sentences of fewer than five words and Markdown headings are avoided. Sentences are
 penalised by the share of their content words that the previous block's summary already holds, and
 a sentence that the previous summary contains (or that it covers to 80%) is used only when nothing
-new is left, so the summary says what is new in this block. The best sentences that fit in ``MAX_CHARS`` (at most ``MAX_SENTENCES``) are returned in
+new is left, so the summary says what is new in this block. The best sentences that fit in
+``MAX_CHARS`` (at most ``MAX_SENTENCES``) are returned in
 document order, joined by spaces; a single over-long sentence is cut at a word boundary with
 "...". Text without any sentence falls back to its first words.
 """

@@ -17,11 +17,11 @@ the retry sensor reads it, because a sensor must not open DuckDB.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Sequence
 
 _COLUMNS = "document_id, collection, path, content_hash, mtime, generation, tick, removed"
 
@@ -69,7 +69,7 @@ class SourceRegistry:
     def register(self, sources: Iterable[Source], tick: int = 0) -> dict[str, int]:
         """Upsert sources; returns each one's generation (bumped for new content or after removal)."""
         sources = list(sources)
-        now = datetime.now(timezone.utc).isoformat()
+        now = datetime.now(UTC).isoformat()
         with closing(self._connect()) as conn, conn:
             conn.executemany(
                 """INSERT INTO sources VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?)
@@ -120,8 +120,12 @@ class SourceRegistry:
                 """INSERT INTO collection_retries VALUES (?, ?, ?, ?) ON CONFLICT (collection) DO UPDATE SET
                 next_retry_at = excluded.next_retry_at, quarantined = excluded.quarantined,
                 updated_at = excluded.updated_at""",
-                [collection, next_retry_at.timestamp() if next_retry_at else None, quarantined,
-                 datetime.now(timezone.utc).isoformat()],
+                [
+                    collection,
+                    next_retry_at.timestamp() if next_retry_at else None,
+                    quarantined,
+                    datetime.now(UTC).isoformat(),
+                ],
             )
 
     def due_retries(self, now: datetime) -> list[tuple[str, datetime]]:
@@ -131,4 +135,4 @@ class SourceRegistry:
                 "SELECT collection, next_retry_at FROM collection_retries WHERE next_retry_at <= ? ORDER BY 1",
                 [now.timestamp()],
             ).fetchall()
-        return [(c, datetime.fromtimestamp(t, timezone.utc)) for c, t in rows]
+        return [(c, datetime.fromtimestamp(t, UTC)) for c, t in rows]

@@ -7,8 +7,8 @@ rows (delete, then add). Every LanceDB write creates a table version; consolidat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import lancedb
 import numpy as np

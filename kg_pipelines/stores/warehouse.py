@@ -7,9 +7,9 @@ so a table never holds half a document.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -109,13 +109,19 @@ INDEXES = (
 )
 
 
+_ready: set[tuple[str, int]] = set()  # (path, inode) of files whose schema this process ensured
+
+
 def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     path = Path(path)
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     conn = duckdb.connect(str(path), read_only=read_only)
     if not read_only:
-        ensure_schema(conn)
+        key = (str(path.resolve()), path.stat().st_ino)
+        if key not in _ready:  # once per file and process: a dozen DDL statements per step add up
+            ensure_schema(conn)
+            _ready.add(key)
     return conn
 
 
