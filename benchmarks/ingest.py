@@ -161,6 +161,7 @@ def main() -> None:
         embed_s = time.perf_counter() - started
 
         core_settings = load_settings(tmp / "core")
+        run_core_stages(load_settings(tmp / "warm"), [], [])  # imports paid before timing, as for the pipeline
         started = time.perf_counter()
         run_core_stages(core_settings, [f.to_source() for f in files], list(collections))
         core_s = time.perf_counter() - started

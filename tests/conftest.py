@@ -4,6 +4,8 @@ write documents, ingest them through the real Dagster job, and read the warehous
 from __future__ import annotations
 
 import os
+import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,29 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from kg_pipelines.config import KGSettings, load_settings  # noqa: E402
 from kg_pipelines.stores import warehouse  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_env(base: Path) -> tuple[Path, dict[str, str]]:
+    """A data dir (with an inbox) and a Dagster home with the project's instance template under
+    ``base``, and the environment for a server process on them: (data dir, env)."""
+    home = base / "dagster_home"
+    home.mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "kg_pipelines" / "dagster.yaml", home / "dagster.yaml")
+    data = base / "data"
+    (data / "inbox").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in {"KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER", "PORT"}}
+    env.update(DAGSTER_HOME=str(home), KG_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    return data, env
+
 
 # fast retries in tests: the backoff schedule itself is unit-tested in test_chunk_jobs
 # and failed chunks due for their next round at once (the round schedule is unit-tested too)

@@ -10,9 +10,7 @@ stand-in process trees that ignore signals or leave orphans behind, to cover the
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,18 +20,12 @@ import pytest
 import requests
 
 from kg_pipelines.dev_server import DevServer, dagster_dev_command
+from tests.conftest import REPO_ROOT, free_port, server_env
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _stat(pid: int) -> tuple[str, int, int, int] | None:
@@ -137,14 +129,8 @@ def test_processes_left_behind_by_the_leader_are_stopped(tmp_path):
 @needs_proc
 @pytest.mark.webserver
 def test_ctrl_c_stops_dagster_dev_and_everything_it_started(tmp_path):
-    home = tmp_path / "dagster_home"
-    home.mkdir()
-    shutil.copy(REPO_ROOT / "kg_pipelines" / "dagster.yaml", home / "dagster.yaml")
-    data = tmp_path / "data"
-    (data / "inbox").mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if k not in {"KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER", "PORT"}}
-    env.update(DAGSTER_HOME=str(home), KG_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    port = _free_port()
+    data, env = server_env(tmp_path)
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "dev_server.log"
 

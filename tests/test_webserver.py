@@ -10,9 +10,7 @@ and data dir; it is always stopped in the fixture's teardown.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,9 +19,10 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.conftest import REPO_ROOT, free_port, server_env
+
 pytestmark = pytest.mark.webserver
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 LOCATION = "kg_pipelines"
 STARTUP_TIMEOUT_S = 90.0
 
@@ -58,12 +57,6 @@ CHECKS = {
     ("kg_nodes", "no_quarantined_chunks"): False,
     ("kg_edges", "no_dangling_edges"): True,
 }
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:
@@ -102,14 +95,8 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("webserver")
-    home = base / "dagster_home"
-    home.mkdir()
-    shutil.copy(REPO_ROOT / "kg_pipelines" / "dagster.yaml", home / "dagster.yaml")
-    data = base / "data"
-    data.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in {"KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"}}
-    env.update(DAGSTER_HOME=str(home), KG_DATA_DIR=str(data), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    port = _free_port()
+    data, env = server_env(base)
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = base / "webserver.log"
     with log.open("wb") as log_handle:

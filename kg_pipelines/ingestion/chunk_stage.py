@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kg_pipelines.ingestion.batches import write_in_batches
 from kg_pipelines.ingestion.chunk_jobs import run_chunk_jobs
 from kg_pipelines.ingestion.chunk_state import (
     delete_chunk_rows,
@@ -77,15 +78,38 @@ def run_chunk_stage(
     pending = pending_chunks(conn, stage, scope, fingerprint, ctx.now())
     report.chunks_processed = len(pending)
     tick = ctx.progress(f"{stage} (chunks)", len(pending))
-    for start in range(0, len(pending), ctx.batch_size):
-        batch = pending[start : start + ctx.batch_size]
-        _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report)
+    batches = (pending[i : i + ctx.batch_size] for i in range(0, len(pending), ctx.batch_size))
+
+    def prepare(batch: list[dict]) -> _Prepared:
+        return _prepare_batch(ctx, stage, batch, work, tables, tick, report)
+
+    def vectors(prepared: _Prepared) -> None:
+        write_vectors(prepared.replaced_chunks, prepared.rows)
+
+    def commit(prepared: _Prepared) -> None:
+        with transaction(conn):
+            for table in tables:
+                conn.execute(
+                    f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [prepared.replaced]
+                )
+                report.rows[table] += insert_rows(conn, table, prepared.rows[table])
+            write_states(conn, stage, prepared.states)
+
+    write_in_batches(batches, prepare, vectors if write_vectors else None, commit)
     return report
 
 
-def _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report: ChunkStageReport) -> None:
-    conn = ctx.conn
-    previous = previous_states(conn, stage, [c["chunk_id"] for c in batch])
+@dataclass
+class _Prepared:
+    rows: dict[str, list[dict]]
+    states: list[dict]
+    replaced: list[str]  # chunk ids whose rows this batch replaces
+    replaced_chunks: list[dict]
+
+
+def _prepare_batch(ctx, stage, batch, work, tables, tick, report: ChunkStageReport) -> _Prepared:
+    """The LLM work of a batch, its rows and its chunk states (nothing written yet)."""
+    previous = previous_states(ctx.conn, stage, [c["chunk_id"] for c in batch])
     outcomes = run_chunk_jobs(
         [(c["chunk_id"], (lambda c=c: work(c))) for c in batch], ctx.retry_policy, ctx.workers, lambda _o: tick(1)
     )
@@ -121,10 +145,5 @@ def _run_batch(ctx, stage, batch, work, tables, write_vectors, tick, report: Chu
         )
         report.chunks_quarantined += state["status"] == "quarantined"
         states.append(state)
-    if write_vectors:
-        write_vectors([c for c in batch if c["chunk_id"] in set(replaced)], rows)
-    with transaction(conn):
-        for table in tables:
-            conn.execute(f"DELETE FROM {table} WHERE chunk_id IN (SELECT unnest(?::VARCHAR[]))", [replaced])
-            report.rows[table] += insert_rows(conn, table, rows[table])
-        write_states(conn, stage, states)
+    replaced_set = set(replaced)
+    return _Prepared(rows, states, replaced, [c for c in batch if c["chunk_id"] in replaced_set])

@@ -15,12 +15,16 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from kg_pipelines.ingestion.batches import write_in_batches
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
 from kg_pipelines.ingestion.chunk_state import delete_chunk_rows, state_row, write_states
 from kg_pipelines.ingestion.sentences import split_sentences
 from kg_pipelines.ingestion.tokens import TokenCounter
+from kg_pipelines.stores.vectors import embedded_table
+from kg_pipelines.stores.warehouse import delete_where_in, fetch_dicts, replace_rows, transaction
 
 
 @dataclass(frozen=True)
@@ -155,8 +159,6 @@ def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[
     A document is chunked when it was never chunked, its text or the chunking settings changed, one
     of its summaries failed and is due for a retry, or it is re-processed on purpose.
     """
-    from kg_pipelines.stores.warehouse import fetch_dicts
-
     where, params = scope.sql_filter("d")
     forced = sorted(scope.only) if scope.only is not None else []
     now = ctx.now()
@@ -192,8 +194,6 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     order, because every summary is the next block's context. Writes go in batches of about
     ``ctx.batch_size`` chunks, vectors first, then one DuckDB transaction per batch.
     """
-    from kg_pipelines.stores.warehouse import delete_where_in, transaction
-
     report = ChunkingReport()
     settings_key = chunking_settings_key(ctx, scope.collection, counter.name)
     todo, gone = documents_to_chunk(ctx, scope, settings_key)
@@ -218,24 +218,59 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     # another model: its table goes, and every document is in ``todo`` (the key has the model)
     ctx.vectors.drop_if_model_changed("chunks", scope.collection, embedder.model_name)
     tick = ctx.progress("chunk + summarize (documents)", len(todo))
-    batch: list[dict] = []
-    chars_per_chunk = 4 * ctx.settings.chunk_tokens  # about 4 characters a token
-    for doc in todo:
-        batch.append(doc)
-        if sum(1 + len(d["text"]) // chars_per_chunk for d in batch) >= ctx.batch_size:
-            _chunk_batch(ctx, scope, batch, settings_key, counter, embedder, tick, report)
-            batch = []
-    if batch:
-        _chunk_batch(ctx, scope, batch, settings_key, counter, embedder, tick, report)
+
+    def prepare(docs: list[dict]) -> _ChunkBatch:
+        return _prepare_chunk_batch(ctx, scope, docs, settings_key, counter, tick, report)
+
+    def vectors(batch: _ChunkBatch) -> None:
+        table = None
+        if batch.to_embed:
+            columns = ("chunk_id", "document_id", "collection", "seq", "text", "summary")
+            table = embedded_table(batch.to_embed, columns, "text", embedder)
+        ctx.vectors.replace(
+            "chunks", scope.collection, "chunk_id", [r["chunk_id"] for r in batch.to_embed] + batch.stale, table
+        )
+        report.chunks_embedded += len(batch.to_embed)
+
+    def commit(batch: _ChunkBatch) -> None:
+        with transaction(ctx.conn):
+            replace_rows(ctx.conn, "chunks", "document_id", batch.ids, batch.chunk_rows)
+            write_states(ctx.conn, "summarize", batch.state_rows)
+            delete_chunk_rows(ctx.conn, "summarize", (), batch.stale)
+            replace_rows(ctx.conn, "document_chunking", "document_id", batch.ids, batch.chunking_rows)
+        report.documents += len(batch.ids)
+        report.chunks += len(batch.chunk_rows)
+
+    write_in_batches(_document_batches(todo, ctx.batch_size, ctx.settings.chunk_tokens), prepare, vectors, commit)
     return report
 
 
-def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report: ChunkingReport) -> None:
-    from concurrent.futures import ThreadPoolExecutor
+def _document_batches(docs: list[dict], chunks_per_batch: int, chunk_tokens: int):
+    """Runs of documents of about ``chunks_per_batch`` chunks (about 4 characters a token)."""
+    batch: list[dict] = []
+    expected = 0
+    for doc in docs:
+        batch.append(doc)
+        expected += 1 + len(doc["text"]) // (4 * chunk_tokens)
+        if expected >= chunks_per_batch:
+            yield batch
+            batch, expected = [], 0
+    if batch:
+        yield batch
 
-    from kg_pipelines.stores.vectors import embedded_table
-    from kg_pipelines.stores.warehouse import fetch_dicts, insert_rows, replace_rows, transaction
 
+@dataclass
+class _ChunkBatch:
+    ids: list[str]
+    chunk_rows: list[dict]
+    state_rows: list[dict]
+    chunking_rows: list[dict]
+    to_embed: list[dict]  # new or changed chunks, or re-summarized ones
+    stale: list[str]  # chunk ids of these documents that no longer exist
+
+
+def _prepare_chunk_batch(ctx, scope, docs, settings_key, counter, tick, report: ChunkingReport) -> _ChunkBatch:
+    """Blocks and summaries of a batch of documents, and the rows to write (nothing written yet)."""
     conn, ids = ctx.conn, [d["document_id"] for d in docs]
     summarize_fp = ctx.llm.fingerprint("summarize")
     existing = fetch_dicts(
@@ -323,21 +358,4 @@ def _chunk_batch(ctx, scope, docs, settings_key, counter, embedder, tick, report
         }
     current = {r["chunk_id"] for r in chunk_rows}
     stale = [r["chunk_id"] for r in existing if r["chunk_id"] not in current]
-
-    # vectors first: if the DuckDB write below fails, a re-run rewrites both
-    collection = docs[0]["collection"]
-    table = None
-    if to_embed:
-        columns = ("chunk_id", "document_id", "collection", "seq", "text", "summary")
-        table = embedded_table(to_embed, columns, "text", embedder)
-    ctx.vectors.replace("chunks", collection, "chunk_id", [r["chunk_id"] for r in to_embed] + stale, table)
-    report.chunks_embedded += len(to_embed)
-
-    with transaction(conn):
-        replace_rows(conn, "chunks", "document_id", ids, chunk_rows)
-        write_states(conn, "summarize", state_rows)
-        delete_chunk_rows(conn, "summarize", (), stale)
-        replace_rows(conn, "document_chunking", "document_id", ids, [])
-        insert_rows(conn, "document_chunking", chunking_rows)
-    report.documents += len(docs)
-    report.chunks += len(chunk_rows)
+    return _ChunkBatch(ids, chunk_rows, state_rows, chunking_rows, to_embed, stale)

@@ -75,6 +75,10 @@ class StageContext:
 
     @property
     def workers(self) -> int:
+        """``chunk_jobs.workers`` for a provider that waits on the network; one thread for one
+        that computes in Python (the offline heuristics), where threads only contend for the GIL."""
+        if self.llm is not None and not self.llm.concurrent:
+            return 1
         return self.settings.chunk_jobs.workers
 
     @property

@@ -122,6 +122,8 @@ class LLMClient:
         if questions_min > questions_max:
             raise ValueError(f"questions_min ({questions_min}) is larger than questions_max ({questions_max})")
         self.provider = provider
+        # whether calls gain from running on several threads (network-bound providers do)
+        self.concurrent: bool = getattr(provider, "concurrent", True)
         self.entity_types = tuple(entity_types)
         self.questions_min = questions_min
         self.questions_max = questions_max

@@ -25,6 +25,7 @@ support, an entity the chunk does not mention), not paraphrase.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ def words(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)  # words repeat: every chunk, description and name is stemmed
 def stem(word: str) -> str:
     """The comparison form of a case-folded word: a plural ``s`` / ``ies`` undone, then its first
     ``STEM_LETTERS`` letters; the whole word when it holds a digit."""
@@ -95,12 +97,19 @@ class ChunkText:
     words: tuple[str, ...]
     stems: tuple[str, ...]
     stem_set: frozenset[str]
+    at_stem: dict[str, list[int]]  # stem -> positions: a name is looked for where it can start
+    at_letter: dict[str, list[int]]  # first letter of a word -> positions
 
     @classmethod
     def of(cls, text: str) -> ChunkText:
         ws = tuple(words(text))
         stems = tuple(stem(w) for w in ws)
-        return cls(ws, stems, frozenset(stems))
+        at_stem: dict[str, list[int]] = {}
+        at_letter: dict[str, list[int]] = {}
+        for i, (w, s) in enumerate(zip(ws, stems)):
+            at_stem.setdefault(s, []).append(i)
+            at_letter.setdefault(w[:1], []).append(i)
+        return cls(ws, stems, frozenset(stems), at_stem, at_letter)
 
 
 @dataclass(frozen=True)
@@ -139,20 +148,22 @@ def _occurs(name_words: list[str], chunk: ChunkText) -> bool:
     name_stems = tuple(stem(w) for w in name_words)
     compact = "".join(name_words)
     cw, cs = chunk.words, chunk.stems
-    for i in range(len(cw)):
-        if i + k <= len(cw):
-            if cs[i : i + k] == name_stems:  # word for word, by stems
-                return True
-            # a binomial with its genus abbreviated: "A. muciniphila" for "Akkermansia Muciniphila"
+    # word for word, by stems
+    if any(cs[i : i + k] == name_stems for i in chunk.at_stem.get(name_stems[0], ())):
+        return True
+    # a binomial with its genus abbreviated: "A. muciniphila" for "Akkermansia Muciniphila"
+    if k >= 2 and len(name_words[0]) > 1:
+        for j in chunk.at_stem.get(name_stems[1], ()):
+            i = j - 1
             if (
-                k >= 2
+                i >= 0
                 and len(cw[i]) == 1
                 and cw[i].isalpha()
-                and len(name_words[0]) > 1
                 and name_words[0].startswith(cw[i])
                 and cs[i + 1 : i + k] == name_stems[1:]
             ):
                 return True
+    for i in chunk.at_letter.get(compact[:1], ()):
         # the same letters with different separators ("TNFα" ~ "TNF-α", "IL6" ~ "IL-6")
         run = ""
         for j in range(i, len(cw)):

@@ -113,6 +113,7 @@ class OpenAIProvider:
     """``LLMProvider`` over chat completions with ``response_format`` = strict ``json_schema``."""
 
     name = "openai"
+    concurrent = True  # network-bound: a worker pool keeps several requests in flight
 
     def __init__(self, model: str, api_key: str | None, base_url: str | None = None, timeout_s: float = 60.0):
         if not model or not model.strip():

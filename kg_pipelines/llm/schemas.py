@@ -7,6 +7,8 @@ types inserted as an enum. Validation needs the entity types too: pass them as v
 
 from __future__ import annotations
 
+import functools
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
@@ -104,6 +106,7 @@ class AtomicQuestions(BaseModel):
         return kept
 
 
+@functools.lru_cache(maxsize=64)  # built per request otherwise; callers must not modify it
 def json_schema_for(model: type[BaseModel], entity_types: tuple[str, ...] | None = None) -> dict:
     """The strict JSON schema sent to an OpenAI-compatible endpoint (entity types as an enum)."""
     schema = model.model_json_schema()
