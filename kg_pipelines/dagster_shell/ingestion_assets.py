@@ -34,9 +34,11 @@ def documents(context: AssetExecutionContext, kg: KGResource) -> MaterializeResu
     with kg.stage(context) as (ctx, scope):
         report = sync_documents(ctx, scope, kg.registry().for_collection(scope.collection))
         kg.registry().forget(report.gone)
-        for document_id, done in report.activity.items():
-            if done["error"]:
-                context.log.warning(f"{document_id}: {done['status']}: {done['error']}")
+        errors = [(d, done) for d, done in sorted(report.activity.items()) if done["error"]]
+        for document_id, done in errors[:20]:  # each log line is an event: the rest are in this_run
+            context.log.warning(f"{document_id}: {done['status']}: {done['error']}")
+        if len(errors) > 20:
+            context.log.warning(f"... and {len(errors) - 20} more document(s) with errors (see this_run)")
         meta = table_metadata(ctx.conn, "documents", scope, ["document_id", "title", "error", "n_chars"])
     return MaterializeResult(
         metadata={
