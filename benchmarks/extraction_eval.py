@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES  # noqa: E402
 from kg_pipelines.ingestion.names import node_key  # noqa: E402
+from kg_pipelines.llm.offline_provider import _grounded_only  # noqa: E402
 from kg_pipelines.offline import entities as offline  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -103,13 +104,16 @@ class Predicted:
 def predict(text: str) -> tuple[list[Predicted], list]:
     """Mentions with their entity's type, and the extracted entities."""
     result = offline.extract(text, ALLOWED)
-    type_of = {e.name.casefold(): e.type for e in result.entities}
+    # what the provider answers: entities whose description grounding would reject are left out
+    answered = _grounded_only(offline.extraction_payload(text, tuple(ALLOWED)), text)
+    kept = {e["entity_name"] for e in answered["entities"]}
+    type_of = {e.name.casefold(): e.type for e in result.entities if e.name in kept}
     mentions = []
     for m in offline.analyze(text).mentions:
         etype = type_of.get(m.name.casefold())
         if etype is not None:
             mentions.append(Predicted(m.start, m.end, m.name, etype))
-    return mentions, list(result.entities)
+    return mentions, [e for e in result.entities if e.name in kept]
 
 
 def clear_caches() -> None:
