@@ -101,8 +101,8 @@ def ingest(settings: KGSettings, directory: str, collection: str) -> None:
     ]
     failures = _run(
         settings,
-        lambda echo, instance: _runner().ingest_sources(
-            settings, [f.to_source() for f in files], instance, removed=gone, echo=echo
+        lambda echo, instance, should_stop: _runner().ingest_sources(
+            settings, [f.to_source() for f in files], instance, removed=gone, echo=echo, should_stop=should_stop
         ),
     )
     _print_summary(settings)
@@ -146,8 +146,8 @@ def sync(settings: KGSettings, collections: tuple[str, ...], documents: tuple[st
     _ensure_home(settings)
     failures = _run(
         settings,
-        lambda echo, instance: _runner().sync_collections(
-            settings, targets, instance, only=documents or None, echo=echo
+        lambda echo, instance, should_stop: _runner().sync_collections(
+            settings, targets, instance, only=documents or None, echo=echo, should_stop=should_stop
         ),
     )
     _print_summary(settings)
@@ -169,7 +169,9 @@ def demo(settings: KGSettings) -> None:
     _ensure_home(settings)
     failures = _run(
         settings,
-        lambda echo, instance: _runner().ingest_sources(settings, [f.to_source() for f in files], instance, echo=echo),
+        lambda echo, instance, should_stop: _runner().ingest_sources(
+            settings, [f.to_source() for f in files], instance, echo=echo, should_stop=should_stop
+        ),
     )
     _print_summary(settings)
     click.echo(
@@ -203,7 +205,10 @@ def remove(settings: KGSettings, path: str) -> None:
     if not ids:
         raise click.ClickException(f"no ingested document comes from {path}")
     failures = _run(
-        settings, lambda echo, instance: _runner().ingest_sources(settings, [], instance, removed=ids, echo=echo)
+        settings,
+        lambda echo, instance, should_stop: _runner().ingest_sources(
+            settings, [], instance, removed=ids, echo=echo, should_stop=should_stop
+        ),
     )
     click.echo(f"removed {len(ids)} document(s)")
     _print_summary(settings)
@@ -233,7 +238,10 @@ def retry(settings: KGSettings, collection: str | None) -> None:
         return
     click.echo("re-queued " + ", ".join(f"{n} chunk stage(s) of {c}" for c, n in sorted(counts.items())))
     failures = _run(
-        settings, lambda echo, instance: _runner().sync_collections(settings, sorted(counts), instance, echo=echo)
+        settings,
+        lambda echo, instance, should_stop: _runner().sync_collections(
+            settings, sorted(counts), instance, echo=echo, should_stop=should_stop
+        ),
     )
     _print_summary(settings)
     if failures:
@@ -280,42 +288,71 @@ def _check_collection(name: str) -> None:
         raise click.ClickException(str(exc)) from exc
 
 
-class _Interrupted(Exception):
-    pass
+class _SignalWatch:
+    """Records SIGINT / SIGTERM however they are handled: Dagster replaces the Python handlers while
+    a run executes and turns the signal into whatever error the interrupted code raised, so the
+    signal numbers are read from a wakeup file descriptor, which no handler can take away."""
+
+    def __enter__(self):
+        import signal
+
+        self._read, write = os.pipe()
+        for fd in (self._read, write):
+            os.set_blocking(fd, False)
+        self._write = write
+        self._previous_fd = signal.set_wakeup_fd(write)
+        self._previous = {sig: signal.signal(sig, self._raise) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self._seen: set[int] = set()
+        return self
+
+    @staticmethod
+    def _raise(_signum, _frame):
+        raise KeyboardInterrupt
+
+    def received(self) -> bool:
+        import signal
+
+        try:
+            self._seen.update(os.read(self._read, 1024))
+        except BlockingIOError:
+            pass
+        return bool(self._seen & {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *exc):
+        import signal
+
+        self.received()
+        signal.set_wakeup_fd(self._previous_fd)
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        os.close(self._read)
+        os.close(self._write)
 
 
 def _run(settings: KGSettings, work) -> int:
-    """Run ``work(echo, instance)`` with progress bars; Ctrl-C or SIGTERM stop it with one line.
+    """Run ``work(echo, instance, should_stop)`` with progress bars; Ctrl-C or SIGTERM stop it with
+    one line.
 
     Every write is a transaction per batch, so an interrupted run loses at most a batch in flight
     and the same command resumes. Returns the number of failed runs.
     """
-    import signal
-
     from dagster import DagsterInstance
 
     from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout
 
-    interrupted = []
-
-    def on_signal(signum, _frame):
-        interrupted.append(signum)
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        with _ProgressBars() as bars:
-            outcome = work(bars.echo, DagsterInstance.get())
-        if interrupted:
-            raise _Interrupted
-    except (KeyboardInterrupt, _Interrupted):
+    outcome = None
+    with _SignalWatch() as signals:
+        try:
+            with _ProgressBars() as bars:
+                outcome = work(bars.echo, DagsterInstance.get(), signals.received)
+        except KeyboardInterrupt:
+            pass
+        except PoolWaitTimeout as exc:
+            raise click.ClickException(str(exc)) from exc
+        interrupted = signals.received()
+    if interrupted or outcome is None:
         click.echo("\ninterrupted; run the same command again to resume", err=True)
         sys.exit(130)
-    except PoolWaitTimeout as exc:
-        raise click.ClickException(str(exc)) from exc
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     for error in outcome.errors:
         click.echo(error, err=True)
     return outcome.failed_runs

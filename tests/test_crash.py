@@ -143,7 +143,7 @@ def test_ctrl_c_or_sigterm_stops_with_one_line_and_the_same_command_resumes(clea
     wait_for(proc, b"chunk + summarize (documents) :  2")
     os.killpg(proc.pid, sig)
     code, out, err = finish(proc, limit_s=60)
-    assert code == 130
+    assert code == 130, err[-3000:]
     assert "interrupted; run the same command again to resume" in err
     assert "Traceback" not in err and "Traceback" not in out
 

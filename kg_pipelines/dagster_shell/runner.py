@@ -35,6 +35,7 @@ def ingest_sources(
     removed: Iterable[str] = (),
     only: Iterable[str] | None = None,
     echo: Callable[[str], None] = lambda _m: None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> SyncOutcome:
     """Register ``sources`` (and forget ``removed`` document ids), then sync every collection touched."""
     registry = SourceRegistry(settings.source_registry_path)
@@ -43,7 +44,7 @@ def ingest_sources(
     registry.register(sources)
     registry.forget(removed)
     collections = sorted({s.collection for s in sources} | {collection_of[d] for d in removed if d in collection_of})
-    return sync_collections(settings, collections, instance, only, echo)
+    return sync_collections(settings, collections, instance, only, echo, should_stop)
 
 
 def sync_collections(
@@ -52,8 +53,11 @@ def sync_collections(
     instance: DagsterInstance,
     only: Iterable[str] | None = None,
     echo: Callable[[str], None] = lambda _m: None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> SyncOutcome:
-    """One ``sync_collection`` run per collection; ``only`` restricts them to (and re-processes) those documents."""
+    """One ``sync_collection`` run per collection; ``only`` restricts them to (and re-processes) those
+    documents. ``should_stop()`` is asked after each run (the CLI: was Ctrl-C or SIGTERM received?):
+    then ``KeyboardInterrupt`` is raised instead of starting the next one."""
     from kg_pipelines.definitions import defs
 
     ensure_pool_limit(instance)
@@ -74,7 +78,7 @@ def sync_collections(
         )
         outcome.runs += 1
         outcome.run_ids.append(result.run_id)
-        if _interrupted(result):
+        if should_stop():
             raise KeyboardInterrupt  # Dagster turned Ctrl-C / SIGTERM into a failed step: stop here
         if not result.success:
             outcome.failed_runs += 1
@@ -87,16 +91,6 @@ def sync_collections(
                 if not check.passed:
                     outcome.errors.append(f"{collection}: check {check.check_name} failed: {check.description}")
     return outcome
-
-
-def _interrupted(result) -> bool:
-    for event in result.all_events:
-        error = getattr(event.event_specific_data, "error", None) if event.is_failure else None
-        while error is not None:
-            if error.cls_name in ("DagsterExecutionInterruptedError", "KeyboardInterrupt"):
-                return True
-            error = error.cause
-    return False
 
 
 def _root_cause(error) -> str:

@@ -239,7 +239,14 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
                         "ingested_at": before["ingested_at"] if before else now,
                     }
                 )
-                report.activity[document_id] = {"status": "read" if before is None else "changed", "error": None}
+                status = (
+                    "read"
+                    if before is None
+                    else "changed"
+                    if before["content_hash"] != result.content_hash
+                    else "re-read"
+                )
+                report.activity[document_id] = {"status": status, "error": None}
         with transaction(conn):
             replace_rows(conn, "documents", "document_id", [r["document_id"] for r in rows], rows)
             for document_id, message in keep_with_error:
