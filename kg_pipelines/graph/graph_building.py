@@ -131,11 +131,11 @@ def sync_graph(
 ) -> GraphReport:
     """Bring the graph's support for the scope in line with its stage tables, in batches of
     documents, each batch one transaction that also records what it consumed (``graph_documents``)."""
-    todo = documents_to_sync(conn, scope)
+    changed = documents_to_sync(conn, scope)
     total = GraphReport(0, 0, 0, 0, 0, 0, *_totals(conn))
-    tick = progress("graph (documents)", len(todo)) if progress else None
-    for start in range(0, len(todo), batch_documents):
-        batch = todo[start : start + batch_documents]
+    tick = progress("graph (documents)", len(changed)) if progress else None
+    for start in range(0, len(changed), batch_documents):
+        batch = changed[start : start + batch_documents]
         ids = [d for d, _ in batch]
         with transaction(conn):
             part = apply_document_support(conn, ids, now)
@@ -152,8 +152,8 @@ def sync_graph(
         total = total.add(part)
         if tick:
             tick(len(batch))
-    total.removed_documents = [d for d, key in todo if key is None]
-    total.synced_documents = [d for d, _ in todo]
+    total.removed_documents = [d for d, key in changed if key is None]
+    total.synced_documents = [d for d, _ in changed]
     return total
 
 

@@ -162,7 +162,7 @@ def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[
     where, params = scope.sql_filter("d")
     forced = sorted(scope.only) if scope.only is not None else []
     now = ctx.now()
-    todo = fetch_dicts(
+    to_chunk = fetch_dicts(
         ctx.conn,
         f"""SELECT d.document_id, d.collection, d.text, d.content_hash FROM documents d
         LEFT JOIN document_chunking k USING (document_id)
@@ -183,7 +183,7 @@ def documents_to_chunk(ctx, scope, settings_key: str) -> tuple[list[dict], list[
             params_k,
         ).fetchall()
     ]
-    return todo, gone
+    return to_chunk, gone
 
 
 def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
@@ -196,7 +196,7 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     """
     report = ChunkingReport()
     settings_key = chunking_settings_key(ctx, scope.collection, counter.name)
-    todo, gone = documents_to_chunk(ctx, scope, settings_key)
+    to_chunk, gone = documents_to_chunk(ctx, scope, settings_key)
     if gone:
         stale = [
             r[0]
@@ -212,12 +212,12 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
         report.documents_removed = len(gone)
         for document_id in gone:
             report.activity[document_id] = {"status": "removed", "chunks": 0}
-    if not todo:
+    if not to_chunk:
         return report
     embedder = ctx.embedder_for(scope.collection)
-    # another model: its table goes, and every document is in ``todo`` (the key has the model)
+    # another model: its table goes, and every document is in ``to_chunk`` (the key has the model)
     ctx.vectors.drop_if_model_changed("chunks", scope.collection, embedder.model_name)
-    tick = ctx.progress("chunk + summarize (documents)", len(todo))
+    tick = ctx.progress("chunk + summarize (documents)", len(to_chunk))
 
     def prepare(docs: list[dict]) -> _ChunkBatch:
         return _prepare_chunk_batch(ctx, scope, docs, settings_key, counter, tick, report)
@@ -241,7 +241,7 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
         report.documents += len(batch.ids)
         report.chunks += len(batch.chunk_rows)
 
-    write_in_batches(_document_batches(todo, ctx.batch_size, ctx.settings.chunk_tokens), prepare, vectors, commit)
+    write_in_batches(_document_batches(to_chunk, ctx.batch_size, ctx.settings.chunk_tokens), prepare, vectors, commit)
     return report
 
 
