@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from kg_pipelines.ingestion.chunk_state import expected_input_sql
+from kg_pipelines.ingestion.context import SyncScope
 from kg_pipelines.ingestion.extraction import entity_node_id
 
 
@@ -44,8 +45,8 @@ def dangling_edges(conn: duckdb.DuckDBPyConnection) -> AuditFinding:
 
 
 def _in(collection: str | None, alias: str = "") -> tuple[str, list]:
-    prefix = f"{alias}." if alias else ""
-    return (f"{prefix}collection = ?", [collection]) if collection else ("true", [])
+    """The rows of ``collection`` (all rows when None), as a WHERE fragment and its parameters."""
+    return SyncScope(collection).sql_filter(alias) if collection else ("true", [])
 
 
 def chunks_without_extraction(

@@ -11,7 +11,9 @@ from .metadata import activity_table, definition_metadata, preview_table
 from .resources import KGResource
 
 GRAPH_INPUTS = ["chunks", "entities", "relationships", "atomic_questions"]
-_SUPPORTED_BY = "{alias}node_id IN (SELECT node_id FROM kg_node_support WHERE collection = ?)"
+# a collection's part of the graph: what its documents support
+NODES_OF_COLLECTION = "node_id IN (SELECT node_id FROM kg_node_support WHERE collection = ?)"
+EDGES_OF_COLLECTION = "edge_id IN (SELECT edge_id FROM kg_edge_support WHERE collection = ?)"
 
 
 def _counts_by(conn, table: str, column: str) -> MetadataValue:
@@ -80,12 +82,12 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"graph: {report.documents} document(s) synced: +{report.nodes_created} nodes, +{report.edges_created} "
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
-        synced = [d for d in report.synced_documents if d not in set(report.removed_documents)]
+        removed = set(report.removed_documents)
+        synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
             _documents_done(conn, synced, report.removed_documents),
             ["status", "chunks", "entities", "relationships", "questions", "error"],
         )
-        in_collection = _SUPPORTED_BY.format(alias="")
         yield MaterializeResult(
             asset_key="kg_nodes",
             metadata={
@@ -95,7 +97,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                     "updated_at = ?",
                     [now],
                     ["node_id", "node_type", "name", "support_count", "energy"],
-                    partition_where=(in_collection, [scope.collection]),
+                    partition_where=(NODES_OF_COLLECTION, [scope.collection]),
                 ),
                 "nodes_written": conn.execute("SELECT count(*) FROM kg_nodes WHERE updated_at = ?", [now]).fetchone()[
                     0
@@ -107,7 +109,6 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
             },
         )
-        edge_in_collection = "edge_id IN (SELECT edge_id FROM kg_edge_support WHERE collection = ?)"
         yield MaterializeResult(
             asset_key="kg_edges",
             metadata={
@@ -117,7 +118,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                     "created_at = ? OR last_reinforced_at = ?",
                     [now, now],
                     ["edge_type", "source_id", "target_id", "strength", "explanation"],
-                    partition_where=(edge_in_collection, [scope.collection]),
+                    partition_where=(EDGES_OF_COLLECTION, [scope.collection]),
                 ),
                 "edges_created": report.edges_created,
                 "edges_reinforced": report.edges_reinforced,

@@ -24,7 +24,6 @@ QUIET_LOGS = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 class SyncOutcome:
     runs: int = 0
     failed_runs: int = 0
-    run_ids: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
@@ -77,7 +76,6 @@ def sync_collections(
             instance=instance, partition_key=collection, tags=tags, raise_on_error=False, run_config=run_config
         )
         outcome.runs += 1
-        outcome.run_ids.append(result.run_id)
         if should_stop():
             raise KeyboardInterrupt  # Dagster turned Ctrl-C / SIGTERM into a failed step: stop here
         if not result.success:

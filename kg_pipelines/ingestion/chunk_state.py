@@ -24,8 +24,6 @@ import duckdb
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome
 from kg_pipelines.stores.warehouse import fetch_dicts, insert_rows
 
-STAGES = ("summarize", "extract", "questions")
-
 
 def expected_input_sql(alias: str = "c") -> str:
     """The current input hash of a chunk's stage, in SQL (parameter: the stage fingerprint)."""
@@ -139,16 +137,6 @@ def next_retry_at(conn: duckdb.DuckDBPyConnection, collection: str) -> datetime 
     return conn.execute(
         "SELECT min(next_run_at) FROM chunk_state WHERE collection = ? AND status = 'failed'", [collection]
     ).fetchone()[0]
-
-
-def quarantined(conn: duckdb.DuckDBPyConnection, collection: str | None = None, limit: int = 50) -> list[dict]:
-    where = "status = 'quarantined'" + (" AND collection = ?" if collection else "")
-    return fetch_dicts(
-        conn,
-        f"SELECT chunk_id, stage, collection, rounds, error_kind, last_error FROM chunk_state WHERE {where} "
-        f"ORDER BY chunk_id, stage LIMIT {int(limit)}",
-        [collection] if collection else [],
-    )
 
 
 def requeue_quarantined(conn: duckdb.DuckDBPyConnection, collection: str | None, now: datetime) -> dict[str, int]:

@@ -48,7 +48,7 @@ def generate_questions(ctx, scope) -> ChunkStageReport:
         ctx.vectors.replace("questions", collection, "chunk_id", [c["chunk_id"] for c in processed], table)
 
     def delete_vectors(chunk_ids: list[str]) -> None:
-        ctx.vectors.replace("questions", collection, "chunk_id", chunk_ids, None)
+        ctx.vectors.delete_chunks("questions", collection, chunk_ids)
 
     fingerprint = ctx.llm.fingerprint("questions") + ":" + ctx.settings.embedding_model_for(collection)
     return run_chunk_stage(

@@ -73,12 +73,6 @@ class VectorStore:
             table.add(rows)
         return rows.num_rows
 
-    def delete_documents(self, document_ids: Sequence[str]) -> None:
-        if not document_ids:
-            return
-        for name in self.table_names():
-            self.db.open_table(name).delete(f"document_id IN ({_sql_list(document_ids)})")
-
     def drop_if_model_changed(self, kind: str, collection: str, model_name: str) -> bool:
         """Drop the collection's table when its vectors come from another model (they are re-embedded:
         the stage's cache key includes the model, so every row of the collection is written again)."""
