@@ -90,6 +90,10 @@ class KGSettings(_Strict):
     sensor: SensorSettings = Field(default_factory=SensorSettings)
     runs: RunSettings = Field(default_factory=RunSettings)
     collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+    node_embedding_model: str = Field(
+        default=DEFAULT_EMBEDDING_MODEL,
+        description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
+    )
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod

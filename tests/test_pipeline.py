@@ -66,9 +66,13 @@ def test_two_collections_become_one_graph(graph):
     assert sorted(db.list_tables().tables) == [
         "chunks__longevity",
         "chunks__microbiome",
+        "graph_nodes",
         "questions__longevity",
         "questions__microbiome",
     ]
+    assert db.open_table("graph_nodes").count_rows() == graph.one(
+        "SELECT count(*) FROM kg_nodes WHERE node_kind NOT IN ('chunk', 'question')"
+    )
     assert db.open_table("questions__longevity").count_rows() == graph.one(
         "SELECT count(*) FROM atomic_questions WHERE collection = 'longevity'"
     )

@@ -2,7 +2,9 @@
 
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
+from kg_pipelines.embedding import embedder_for
 from kg_pipelines.graph.graph_building import sync_graph
+from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from kg_pipelines.stores.warehouse import fetch_dicts
 
 from .checks import GRAPH_CHECKS, graph_checks
@@ -82,6 +84,10 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"graph: {report.documents} document(s) synced: +{report.nodes_created} nodes, +{report.edges_created} "
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
+        settings = ctx.settings
+        node_vectors = sync_node_vectors(
+            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
+        )
         removed = set(report.removed_documents)
         synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
@@ -107,6 +113,8 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "documents_synced": report.documents,
                 "this_run": per_document,
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
+                "node_vectors_embedded": node_vectors.embedded,
+                "node_vectors_total": node_vectors.total,
             },
         )
         yield MaterializeResult(

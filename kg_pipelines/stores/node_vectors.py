@@ -1,0 +1,167 @@
+"""Vectors of the graph's named nodes: one LanceDB table, ``graph_nodes``, across collections.
+
+The graph spans collections, so its node vectors do too: every node that names something
+(entities, imported nodes, wiki pages: any ``node_kind`` except ``chunk`` and ``question``, which
+have their own per-collection tables) is embedded from ``name. description`` with one model, the
+``node_embedding_model`` setting. Term search, duplicate detection and formation-time dedup read it.
+
+``sync_node_vectors`` makes the table match ``kg_nodes`` by difference: nodes whose text changed
+or that are new get (re-)embedded, nodes gone from the graph lose their row. It is stateless (the
+diff is taken from both stores every time), so a run that dies between the two stores is repaired
+by the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from kg_pipelines.stores.vectors import vectors_column
+
+TABLE = "graph_nodes"
+UNEMBEDDED_KINDS = ("chunk", "question")  # embedded per collection in chunks__* / questions__*
+BATCH = 2048
+
+
+def node_text(name: str, description: str | None) -> str:
+    name = (name or "").replace("_", " ").strip()
+    description = (description or "").strip()
+    return f"{name}. {description}" if description and description != name else name
+
+
+def text_hash(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def _quoted(values: Iterable[str]) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+@dataclass
+class NodeVectorSync:
+    embedded: int
+    deleted: int
+    total: int
+
+
+class NodeVectors:
+    """The ``graph_nodes`` table: node_id, node_type, name, text_hash, embedding_model, vector."""
+
+    def __init__(self, lancedb_dir: Path | str):
+        path = Path(lancedb_dir)
+        path.mkdir(parents=True, exist_ok=True)
+        self.db = lancedb.connect(str(path))
+
+    def table(self):
+        return self.db.open_table(TABLE) if TABLE in self.db.list_tables().tables else None
+
+    def count(self) -> int:
+        table = self.table()
+        return 0 if table is None else table.count_rows()
+
+    def hashes(self) -> dict[str, str]:
+        """node_id -> text_hash of every embedded node (no vectors read)."""
+        table = self.table()
+        if table is None:
+            return {}
+        rows = table.search().select(["node_id", "text_hash"]).limit(None).to_arrow()
+        return dict(zip(rows.column("node_id").to_pylist(), rows.column("text_hash").to_pylist()))
+
+    def model(self) -> str | None:
+        table = self.table()
+        if table is None or table.count_rows() == 0:
+            return None
+        return table.search().select(["embedding_model"]).limit(1).to_arrow().column(0)[0].as_py()
+
+    def delete(self, node_ids: Sequence[str]) -> None:
+        table = self.table()
+        for start in range(0, len(node_ids), BATCH):
+            if table is not None:
+                table.delete(f"node_id IN ({_quoted(node_ids[start : start + BATCH])})")
+
+    def upsert(self, nodes: Sequence[dict], embedder) -> int:
+        """Embed and write ``nodes`` (dicts with node_id, node_type, name, description), replacing
+        any row they had."""
+        if not nodes:
+            return 0
+        self.delete([n["node_id"] for n in nodes])
+        written = 0
+        for start in range(0, len(nodes), BATCH):
+            part = nodes[start : start + BATCH]
+            texts = [node_text(n["name"], n.get("description")) for n in part]
+            rows = pa.table(
+                {
+                    "node_id": [n["node_id"] for n in part],
+                    "node_type": [n["node_type"] for n in part],
+                    "name": [n["name"] for n in part],
+                    "text_hash": [text_hash(t) for t in texts],
+                    "embedding_model": [embedder.model_name] * len(part),
+                    "vector": vectors_column(embedder.embed(texts)),
+                }
+            )
+            table = self.table()
+            if table is None:
+                self.db.create_table(TABLE, data=rows)
+            else:
+                table.add(rows)
+            written += len(part)
+        return written
+
+    def vectors(self, node_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        table = self.table()
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(node_ids), BATCH):
+            if table is None:
+                break
+            rows = (
+                table.search()
+                .where(f"node_id IN ({_quoted(node_ids[start : start + BATCH])})")
+                .select(["node_id", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            for node_id, vector in zip(rows.column("node_id").to_pylist(), rows.column("vector").to_numpy()):
+                found[node_id] = np.asarray(vector, dtype=np.float32)
+        return found
+
+    def search(self, vector: np.ndarray, k: int = 10, node_type: str | None = None) -> list[tuple[str, float]]:
+        """The ``k`` nearest nodes (of ``node_type`` if given) as (node_id, cosine similarity)."""
+        table = self.table()
+        if table is None:
+            return []
+        query = table.search(np.asarray(vector, dtype=np.float32)).metric("cosine").limit(k)
+        if node_type is not None:
+            query = query.where(f"node_type = '{node_type.replace(chr(39), chr(39) * 2)}'", prefilter=True)
+        rows = query.select(["node_id", "_distance"]).to_arrow()
+        return [
+            (node_id, 1.0 - float(distance))
+            for node_id, distance in zip(rows.column("node_id").to_pylist(), rows.column("_distance").to_pylist())
+        ]
+
+
+def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embedder) -> NodeVectorSync:
+    """Make ``graph_nodes`` match the named nodes of ``kg_nodes`` (see the module doc)."""
+    if store.model() not in (None, embedder.model_name):
+        store.db.drop_table(TABLE)  # another model: every vector is redone
+    nodes = conn.execute(
+        "SELECT node_id, node_type, name, description FROM kg_nodes WHERE node_kind NOT IN (SELECT unnest(?))",
+        [list(UNEMBEDDED_KINDS)],
+    ).fetchall()
+    have = store.hashes()
+    current = {row[0] for row in nodes}
+    stale = [
+        {"node_id": n, "node_type": t, "name": name, "description": d}
+        for n, t, name, d in nodes
+        if have.get(n) != text_hash(node_text(name, d))
+    ]
+    gone = [node_id for node_id in have if node_id not in current]
+    store.delete(gone)
+    embedded = store.upsert(stale, embedder)
+    return NodeVectorSync(embedded=embedded, deleted=len(gone), total=len(current))
