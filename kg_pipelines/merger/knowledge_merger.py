@@ -9,6 +9,7 @@ Changed content is planned again (pages it created before are now candidates to 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -67,15 +68,26 @@ def make_plan(
     return plan_bundle(bundle, GraphPages.read(conn), scorer, Decider(llm, settings.merger), now)
 
 
+def stored_plan(conn: duckdb.DuckDBPyConnection, bundle: PageBundle) -> MergePlan | None:
+    """The bundle's stored plan when it was made from this content."""
+    stored = load_plan(conn, bundle.bundle_id)
+    return stored if stored is not None and stored.bundle_hash == bundle.content_hash else None
+
+
 def planned(
-    conn: duckdb.DuckDBPyConnection, bundle: PageBundle, scorer: Scorer, llm: LLMClient, settings: KGSettings, now
+    conn: duckdb.DuckDBPyConnection,
+    bundle: PageBundle,
+    make_scorer: Callable[[], Scorer],
+    llm: LLMClient,
+    settings: KGSettings,
+    now,
 ) -> tuple[MergePlan, bool]:
     """The bundle's stored plan when it was made from the same content, else a new one, stored.
-    (plan, reused)."""
-    stored = load_plan(conn, bundle.bundle_id)
-    if stored is not None and stored.bundle_hash == bundle.content_hash:
+    (plan, reused). ``make_scorer`` is called only when a plan must be made."""
+    stored = stored_plan(conn, bundle)
+    if stored is not None:
         return stored, True
-    plan = make_plan(conn, bundle, scorer, llm, settings, now)
+    plan = make_plan(conn, bundle, make_scorer(), llm, settings, now)
     with transaction(conn):
         save_plan(conn, plan, render_plan(plan, now), bundle.source_path, now)
     return plan, False
@@ -112,5 +124,5 @@ def merge_bundle(
     """Every phase for one bundle, without Dagster (tests; the assets run the same steps one by one)."""
     bundle = read_bundle(conn, path)
     store_bundle(conn, bundle, now)
-    plan, _ = planned(conn, bundle, scorer, llm, settings, now)
+    plan, _ = planned(conn, bundle, lambda: scorer, llm, settings, now)
     return execute(conn, plan, llm, settings, **executor_options)

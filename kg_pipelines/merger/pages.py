@@ -121,6 +121,35 @@ def bundle_content_hash(path: Path | str) -> str:
     return digest.hexdigest()
 
 
+BUNDLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\Z", re.ASCII)
+
+
+def find_bundles(folder: Path | str) -> tuple[dict[str, Path], list[str]]:
+    """The bundles of a folder (``<inbox>/pages/``): ``*.json`` files and sub-folders holding ``.md``
+    files, by bundle id; and what was skipped, with why."""
+    folder = Path(folder)
+    found: dict[str, Path] = {}
+    skipped: list[str] = []
+    if not folder.is_dir():
+        return found, skipped
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        is_bundle = (entry.is_file() and entry.suffix.lower() == ".json") or (
+            entry.is_dir() and any(entry.rglob("*.md"))
+        )
+        if not is_bundle:
+            continue
+        bundle_id = bundle_id_for(entry)
+        if not BUNDLE_ID.match(bundle_id):
+            skipped.append(f"{entry}: a bundle name is 1 to 100 ASCII letters, digits, '_', '.' or '-'")
+        elif bundle_id in found:
+            skipped.append(f"{entry}: another bundle is named {bundle_id!r} ({found[bundle_id].name})")
+        else:
+            found[bundle_id] = entry
+    return found, skipped
+
+
 def load_bundle(path: Path | str, bundle_id: str | None = None) -> PageBundle:
     """Read a bundle (a ``.json`` file or a folder of ``.md`` files); ``BundleError`` if unreadable.
     The pages are checked for shape here; ``validate_bundle`` checks them against each other and the graph."""

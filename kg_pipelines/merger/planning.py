@@ -128,8 +128,10 @@ class Decider:
         best = ranked[0][1] if ranked else None
         floor = 0.0 if self.offline else self.settings.candidate_threshold
         offered = [(n, s) for n, s in ranked if s >= floor][: self.settings.max_candidates]
+        if not ranked:
+            return Choice("CREATE_NEW", None, None, f"no {page.page_type} page in scope to compare with")
         if not offered:
-            return Choice("CREATE_NEW", None, best, "no candidate close enough")
+            return Choice("CREATE_NEW", None, best, f"no candidate reaches {floor:.2f} (merger.candidate_threshold)")
         candidates = [
             {"node_id": n, "score": round(s, 4), "title": graph.pages[n].title, "overview": graph.pages[n].overview}
             for n, s in offered
