@@ -261,7 +261,7 @@ def summary(settings: KGSettings) -> None:
 
 @main.command("merge-pages")
 @click.argument("bundle", type=click.Path(exists=True))
-@click.option("--dry-run", is_flag=True, help="Plan only (phases 1-2) and print plan.md; nothing is written.")
+@click.option("--dry-run", is_flag=True, help="Plan only (phases 1-2) and print plan.md; the warehouse is not written.")
 @click.option("--json", "as_json", is_flag=True, help="Print the MergePlan as JSON instead of plan.md.")
 @click.pass_obj
 def merge_pages(settings: KGSettings, bundle: str, dry_run: bool, as_json: bool) -> None:

@@ -169,6 +169,11 @@ def test_the_plan_is_persisted_and_plan_md_follows_the_seed(walkthrough):
     _, outcome, _, conn, _ = walkthrough
     stored = load_plan(conn, "new_pages")
     assert stored.to_json() == outcome.plan.to_json()
+    rows = conn.execute(
+        "SELECT DISTINCT bundle_status, subgraph_status, retry_count, edited_pages FROM merge_plans "
+        "WHERE bundle_id = 'new_pages'"
+    ).fetchall()
+    assert rows == [("COMPLETED", "COMPLETED", 0, ["Environment_E1", "Implementation_A", "Principle_X"])]
     text = render_plan(stored)
     for expected in (
         "# Merge Plan",

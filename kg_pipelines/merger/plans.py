@@ -179,6 +179,9 @@ def node_row(plan: MergePlan, subgraph: SubGraphPlan, node: NodePlan, now: datet
         "status": node.status,
         "result_page_id": node.result_page_id,
         "error": node.error,
+        "bundle_status": plan.status,
+        "created_pages": plan.created_pages,
+        "edited_pages": plan.edited_pages,
         "updated_at": now,
     }
 
@@ -231,6 +234,10 @@ def save_outcome(conn: duckdb.DuckDBPyConnection, plan: MergePlan, plan_md: str,
         "UPDATE merge_bundles SET status = ?, created_pages = ?, edited_pages = ?, plan_md = ?, updated_at = ?, "
         "finished_at = ? WHERE bundle_id = ?",
         [plan.status, plan.created_pages, plan.edited_pages, plan_md, now, now, plan.bundle_id],
+    )
+    conn.execute(
+        "UPDATE merge_plans SET bundle_status = ?, created_pages = ?, edited_pages = ? WHERE bundle_id = ?",
+        [plan.status, plan.created_pages, plan.edited_pages, plan.bundle_id],
     )
 
 

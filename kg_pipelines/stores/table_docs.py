@@ -109,7 +109,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
     "kg_nodes": {
         "node_id": "`<entity type>:<normalized name>` for entities, `chunk:<chunk_id>`, `question:<question_id>`.",
-        "node_kind": "entity / chunk / question.",
+        "node_kind": "entity / chunk / question / wiki_page (a page of the knowledge merger).",
         "node_type": "The entity type for entities, `chunk` for chunks, `atomic_question` for questions.",
         "name": "Entity name, `<document title> [n]` for a chunk, the question for a question "
         "(from the earliest supporting chunk).",
@@ -128,7 +128,8 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
         "source_id": "Node the edge starts at (kg_nodes.node_id).",
         "target_id": "Node the edge points to (kg_nodes.node_id).",
-        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk).",
+        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk); "
+        "implemented_by / requires_env / uses_heuristic between wiki pages (the merger).",
         "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
         "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
         "created_at": "When the edge was created (kept when documents are ingested again).",
@@ -201,6 +202,9 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "status": "PENDING, COMPLETED or FAILED.",
         "result_page_id": "The page's node after execution: the created node or the merge target.",
         "error": "Why the page failed (execution error or audit finding); NULL when COMPLETED.",
+        "bundle_status": "The MergePlan's status (as merge_bundles.status), on every row of the bundle.",
+        "created_pages": "The MergePlan's created_pages (as merge_bundles), on every row of the bundle.",
+        "edited_pages": "The MergePlan's edited_pages (as merge_bundles), on every row of the bundle.",
         "updated_at": "When the row last changed.",
     },
     "merge_bundles": {

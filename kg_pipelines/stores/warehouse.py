@@ -84,6 +84,7 @@ SCHEMA: dict[str, str] = {
         decision VARCHAR NOT NULL, merge_target_id VARCHAR, best_match_score DOUBLE, reason VARCHAR,
         parent_id VARCHAR, deferred_edges JSON NOT NULL, execution_seq INTEGER NOT NULL,
         plan_seq INTEGER NOT NULL, status VARCHAR NOT NULL, result_page_id VARCHAR, error VARCHAR,
+        bundle_status VARCHAR NOT NULL, created_pages VARCHAR[], edited_pages VARCHAR[],
         updated_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (bundle_id, page_id)""",
     "merge_bundles": """
         bundle_id VARCHAR PRIMARY KEY, bundle_hash VARCHAR NOT NULL, source_path VARCHAR, status VARCHAR NOT NULL,
