@@ -275,9 +275,9 @@ def merge_pages(settings: KGSettings, bundle: str, dry_run: bool, as_json: bool)
     from kg_pipelines.merger.pages import BundleError, bundle_id_for
 
     bundle_id = bundle_id_for(bundle)
-    try:
+    try:  # BundleError: a bad bundle; ValueError: settings (an openai provider without a key)
         plan = _merge_dry_run(settings, bundle, bundle_id) if dry_run else None
-    except BundleError as exc:
+    except (BundleError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if plan is None:
         _ensure_home(settings)

@@ -332,6 +332,10 @@ def test_a_subgraph_failing_every_retry_is_failed_and_the_next_one_goes_on(env):
     stored = load_plan(conn, "two")
     assert stored.subgraphs[0].status == "FAILED" and stored.subgraphs[0].retry_count == 3
     assert conn.execute("SELECT count(*) FROM kg_nodes WHERE node_id IN ('P1', 'I1')").fetchone()[0] == 0
+    # the cause dealt with, a new run tries the FAILED sub-graph again; the completed one is left alone
+    again = merge_bundle(conn, write_bundle(tmp / "in", "two", bundle), settings, llm, TableScorer(), NOW)
+    assert [sg.status for sg in again.plan.subgraphs] == ["COMPLETED", "COMPLETED"]
+    assert again.executed_nodes == 2 and sorted(again.plan.created_pages) == ["I1", "I2", "P1", "P2"]
 
 
 # -- the Markdown form ------------------------------------------------------------------------

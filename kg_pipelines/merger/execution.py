@@ -254,14 +254,21 @@ class Executor:
 # -- phases 3 to 5, with the audit and its retries -----------------------------------------------
 
 
-def run_merge(executor: Executor, plan: MergePlan, plan_document=None) -> MergeOutcome:
-    """Execute every sub-graph not yet COMPLETED or FAILED, audit it, retry it with the audit's
-    feedback up to ``max_retries`` times, then finalize created_pages / edited_pages."""
+def run_merge(executor: Executor, plan: MergePlan, plan_document=None, retry_failed: bool = True) -> MergeOutcome:
+    """Execute every sub-graph not yet COMPLETED, audit it, retry it with the audit's feedback up to
+    ``max_retries`` times, then finalize created_pages / edited_pages.
+
+    A sub-graph FAILED by an earlier run gets ``max_retries`` more attempts when ``retry_failed``
+    (a run started on purpose after the cause was dealt with), from its first page not COMPLETED,
+    with its last audit feedback."""
     conn, settings = executor.conn, executor.settings
     executed, audits = 0, {}
     for subgraph in plan.subgraphs:
-        if subgraph.status in ("COMPLETED", "FAILED"):
+        if subgraph.status == "COMPLETED" or (subgraph.status == "FAILED" and not retry_failed):
             continue
+        if subgraph.status == "FAILED":
+            executor.log(f"{plan.bundle_id}: sub-graph {subgraph.subgraph_id} FAILED before: trying it again")
+            subgraph.status, subgraph.retry_count = "RETRY", 0
         feedback = subgraph.audit_result if subgraph.status == "RETRY" else None
         while True:
             subgraph.status = "EXECUTING"
