@@ -54,7 +54,7 @@ def _evaluate(sensor_def, instance, root: Path, cursor: str | None):
     return data
 
 
-def test_the_sensor_requests_one_run_per_new_or_changed_bundle(tmp_path, instance):
+def test_the_sensor_requests_one_run_per_new_or_changed_bundle(tmp_path, instance, monkeypatch):
     root = tmp_path / "data"
     pages = root / "inbox" / "pages"
     pages.mkdir(parents=True)
@@ -73,6 +73,15 @@ def test_the_sensor_requests_one_run_per_new_or_changed_bundle(tmp_path, instanc
     )
     assert runs["gut_butyrate"].tags["dagster/partition"] == "gut_butyrate"
     assert sorted(instance.get_dynamic_partitions(page_bundles_partitions.name)) == sorted(runs)
+
+    # the run the sensor asks for, as the daemon would launch it: the bundle flows into the graph
+    monkeypatch.setenv("KG_DATA_DIR", str(root))
+    request = runs["gut_butyrate"]
+    result = defs.resolve_job_def(request.job_name).execute_in_process(
+        instance=instance, partition_key=request.partition_key, run_config=request.run_config, tags=request.tags
+    )
+    assert result.success and all(c.passed for c in result.get_asset_check_evaluations())
+    assert (root / "merges" / "gut_butyrate" / "plan.md").read_text().startswith("# Merge Plan")
 
     again = _evaluate(page_bundle_sensor, instance, root, first.cursor)
     assert again.run_requests == [] and "no new or changed page bundle" in again.skip_message
