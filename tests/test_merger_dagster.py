@@ -267,6 +267,8 @@ def test_the_merger_core_never_imports_dagster():
         "kg_pipelines.merger.audit",
         "kg_pipelines.merger.plan_document",
         "kg_pipelines.merger.knowledge_merger",
+        "kg_pipelines.merger.offline_decisions",
+        "kg_pipelines.merger.content_merge",
     ]
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('dagster' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)

@@ -28,7 +28,6 @@ from typing import Any
 from kg_pipelines.llm.client import LLMRequest
 from kg_pipelines.llm.grounding import ChunkText, description_support
 from kg_pipelines.offline import extraction_payload, generate_questions, summarize
-from kg_pipelines.offline.page_merge import merge_content, merge_overview
 
 
 class OfflineProvider:
@@ -47,37 +46,7 @@ class OfflineProvider:
         if request.task == "questions":
             low, high = int(inputs.get("min", 5)), int(inputs.get("max", 10))
             return {"questions": generate_questions(str(inputs.get("text") or ""), low, high)}
-        if request.task == "merge_decision":
-            return _merge_decision(inputs)
-        if request.task == "merge_content":
-            existing, page = inputs["existing"], inputs["page"]
-            return {
-                "overview": merge_overview(existing.get("overview") or "", page.get("overview") or ""),
-                "content": merge_content(existing.get("content") or "", page.get("content") or "") or page["title"],
-                "superseded_links": [],  # offline, conflicts are resolved additively: both links kept
-                "reason": "sections unioned, repeated sentences dropped",
-            }
         raise ValueError(f"offline provider: unknown task {request.task!r}")
-
-
-def _merge_decision(inputs) -> dict[str, Any]:
-    """MERGE into the best candidate when its similarity reaches the threshold, else CREATE_NEW."""
-    candidates, threshold = inputs.get("candidates") or [], float(inputs["merge_threshold"])
-    if candidates and candidates[0]["score"] >= threshold:
-        best = candidates[0]
-        return {
-            "decision": "MERGE",
-            "target_id": best["node_id"],
-            "reason": f"similarity {best['score']:.2f} to {best['node_id']} reaches the threshold {threshold:.2f}",
-        }
-    if not candidates:
-        return {"decision": "CREATE_NEW", "target_id": None, "reason": "no candidate of this type in scope"}
-    best = candidates[0]
-    return {
-        "decision": "CREATE_NEW",
-        "target_id": None,
-        "reason": f"best match {best['node_id']} at {best['score']:.2f} is below the merge threshold {threshold:.2f}",
-    }
 
 
 def _grounded_only(payload: dict, text: str) -> dict:

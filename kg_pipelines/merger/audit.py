@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import duckdb
 
 from kg_pipelines.config import MergerSettings
+from kg_pipelines.merger.content_merge import heading_key, split_sections
 from kg_pipelines.merger.plans import SubGraphPlan
-from kg_pipelines.offline.page_merge import heading_key, split_sections
 
 AUDIT_CHECKS = ("nodes", "edges", "content")
 _WORD = re.compile(r"[a-z0-9][a-z0-9+.\-]*[a-z0-9+]|[a-z0-9]")

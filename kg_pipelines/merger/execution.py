@@ -22,6 +22,7 @@ import duckdb
 from kg_pipelines.config import MergerSettings
 from kg_pipelines.llm.client import LLMClient
 from kg_pipelines.merger.audit import audit_subgraph
+from kg_pipelines.merger.offline_decisions import merger_client
 from kg_pipelines.merger.pages import EXTERNAL_EDGE_TYPES, WIKI_NODE_KIND, WikiPage
 from kg_pipelines.merger.plans import MergePlan, NodePlan, SubGraphPlan, save_node, save_outcome, save_subgraph
 from kg_pipelines.stores.warehouse import fetch_dicts, transaction
@@ -139,7 +140,7 @@ class Executor:
         log: Callable[[str], None] = lambda _m: None,
     ):
         self.conn = conn
-        self.llm = llm
+        self.llm = merger_client(llm)
         self.settings = settings
         self.clock = clock
         self.before_write = before_write

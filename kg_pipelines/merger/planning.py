@@ -26,6 +26,7 @@ import numpy as np
 
 from kg_pipelines.config import MergerSettings
 from kg_pipelines.llm.client import LLMClient, LLMError
+from kg_pipelines.merger.offline_decisions import merger_client
 from kg_pipelines.merger.pages import EXECUTION_RANK, LEVEL, WIKI_NODE_KIND, PageBundle, WikiPage
 from kg_pipelines.merger.plans import MergePlan, NodePlan, SubGraphPlan
 from kg_pipelines.merger.subgraphs import SubGraph, detect_subgraphs, link_graph
@@ -118,7 +119,7 @@ class Decider:
     """MERGE or CREATE_NEW among ranked same-type candidates, through the LLM client."""
 
     def __init__(self, llm: LLMClient, settings: MergerSettings):
-        self.llm = llm
+        self.llm = merger_client(llm)
         self.settings = settings
         self.offline = llm.provider.name == "offline"
 

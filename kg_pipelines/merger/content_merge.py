@@ -1,4 +1,4 @@
-"""Offline merging of two wiki pages, deterministic: sections unioned, repeated sentences dropped.
+"""Merging two wiki pages without an LLM, deterministic: sections unioned, repeated sentences dropped.
 
 A page's content is Markdown; its sections are split at headings (``#`` to ``######``). The merged
 content keeps the existing page's sections in their order, adds to each the sentences of the new
