@@ -202,6 +202,7 @@ def _choose(bundle_id, page, parents, nodes, graph: GraphPages, scorer: Scorer, 
         return Choice("CREATE_NEW", None, None, f"inherited from parent {parents[0]} (CREATE_NEW)")
     best: float | None = None
     looked: list[str] = []
+    why: list[str] = []
     for parent in merged_parents:  # lowest first; escalate upward while nothing matches
         scope = graph.children(nodes[parent].merge_target_id, page.page_type)
         looked.append(f"[{', '.join(scope)}] under {nodes[parent].merge_target_id}")
@@ -214,7 +215,9 @@ def _choose(bundle_id, page, parents, nodes, graph: GraphPages, scorer: Scorer, 
             return choice
         if choice.score is not None:
             best = choice.score if best is None else max(best, choice.score)
-    return Choice("CREATE_NEW", None, best, f"no match in {'; then '.join(looked)}")
+        why.append(choice.reason)
+    reason = f"no match in {'; then '.join(looked)}" + (f" ({'; '.join(why)})" if why else "")
+    return Choice("CREATE_NEW", None, best, reason)
 
 
 def _same_type(ranked, page_type: str, scope: Sequence[str] | None, graph: GraphPages) -> list[tuple[str, float]]:
