@@ -460,3 +460,17 @@ def test_an_llm_decision_naming_no_candidate_falls_back_to_the_score(env, fake_o
     assert (node.decision, node.merge_target_id) == ("MERGE", "P")
     assert "LLM failed" in node.reason and "not a candidate" in node.reason
     assert plan.node("I'").decision == "CREATE_NEW"  # I' scope [I]: score missing -> the LLM was not asked
+
+
+def test_offline_content_merge_unions_sections_and_drops_repeated_sentences():
+    from kg_pipelines.merger.content_merge import merge_content, merge_overview
+
+    existing = "Intro line.\n\n## Usage\n\nCall load(). It is fast.\n\n## Notes\n\n- one\n- two"
+    new = "## usage\n\ncall load().  Pass a path.\n\n## Notes\n\n- two\n- three\n\n## Limits\n\nNo GPU needed."
+    merged = merge_content(existing, new)
+    assert merged == (
+        "Intro line.\n\n## Usage\n\nCall load(). It is fast.\n\nPass a path.\n\n"
+        "## Notes\n\n- one\n- two\n\n- three\n\n## Limits\n\nNo GPU needed."
+    )
+    assert merge_content(merged, new) == merged  # merging the same page again changes nothing
+    assert merge_overview("A loader. Fast.", "a loader! Small.") == "A loader. Fast. Small."

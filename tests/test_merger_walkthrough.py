@@ -132,6 +132,8 @@ def test_final_main_graph_is_the_seeds_tree(walkthrough):
         ("Principle_X", "uses_heuristic", "Heuristic_H1'"),
         ("Implementation_C'", "requires_env", "Environment_E3'"),  # C's edge points to E3
     }
+    # X' -> A' became X -> A, which existed: deduplicated, not doubled
+    assert conn.execute("SELECT count(*) FROM kg_edges WHERE created_by = 'merger'").fetchone()[0] == 11
     assert sorted(plan.created_pages) == sorted(
         ["Environment_E2'", "Environment_E3'", "Heuristic_H1'", "Implementation_C'"]
     )
