@@ -474,3 +474,36 @@ def test_offline_content_merge_unions_sections_and_drops_repeated_sentences():
     )
     assert merge_content(merged, new) == merged  # merging the same page again changes nothing
     assert merge_overview("A loader. Fast.", "a loader! Small.") == "A loader. Fast. Small."
+
+
+def test_an_llm_merge_may_name_a_clear_winner_and_drop_the_superseded_link(env, fake_openai):
+    tmp, settings, conn, offline = env
+    main_graph = {
+        "pages": [
+            page("P", "Principle", "P", "p", "## Idea\n\nIt.", [("implemented_by", "I")]),
+            page("I", "Implementation", "Loader", "Loads.", "## Use\n\nCall it.", [("requires_env", "E_old")]),
+            page("E_old", "Environment", "CUDA 10", "CUDA 10.", "## Versions\n\nCUDA 10."),
+        ]
+    }
+    new = {
+        "pages": [
+            page("P'", "Principle", "P", "p", "## Idea\n\nIt.", [("implemented_by", "I'")]),
+            page("I'", "Implementation", "Loader", "Loads.", "## Use\n\nCall it.", [("requires_env", "E_new")]),
+            page("E_new", "Environment", "CUDA 12", "CUDA 12 replaces CUDA 10.", "## Versions\n\nCUDA 12 only."),
+        ]
+    }
+    merge_bundle(conn, write_bundle(tmp / "in", "main", main_graph), settings, offline, TableScorer(), NOW)
+    llm = LLMClient(OpenAIProvider("gpt-test", "key", base_url=fake_openai.base_url, timeout_s=5), ("concept",))
+    fake_openai.push(
+        json_content({"decision": "MERGE", "target_id": "P", "reason": "same"}),
+        json_content({"decision": "MERGE", "target_id": "I", "reason": "same"}),
+        json_content({"decision": "CREATE_NEW", "target_id": None, "reason": "a newer CUDA"}),
+        json_content(
+            {"overview": "Loads.", "content": "## Use\n\nCall it.", "superseded_links": ["E_old"], "reason": "CUDA 12"}
+        ),
+        json_content({"overview": "p", "content": "## Idea\n\nIt.", "superseded_links": [], "reason": "same"}),
+    )
+    scorer = TableScorer({"P'": {"P": 0.9}, "I'": {"I": 0.9}, "E_new": {"E_old": 0.6}})
+    outcome = merge_bundle(conn, write_bundle(tmp / "in", "new", new), settings, llm, scorer, NOW)
+    assert outcome.plan.status == "COMPLETED"
+    assert wiki_edges(conn) == {("P", "implemented_by", "I"), ("I", "requires_env", "E_new")}
