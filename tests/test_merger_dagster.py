@@ -67,7 +67,7 @@ def test_the_sensor_requests_one_run_per_new_or_changed_bundle(tmp_path, instanc
     runs = {r.partition_key: r for r in first.run_requests}
     assert sorted(runs) == ["autophagy_interventions", "gut_butyrate"]
     digest = bundle_content_hash(pages / "gut_butyrate")
-    assert runs["gut_butyrate"].run_key == f"merge:gut_butyrate:{digest[:16]}"
+    assert runs["gut_butyrate"].run_key == f"merge:gut_butyrate:{digest[:16]}:1"
     assert runs["gut_butyrate"].run_config["ops"]["proposed_pages"]["config"]["bundle_path"] == str(
         pages / "gut_butyrate"
     )
@@ -90,7 +90,12 @@ def test_the_sensor_requests_one_run_per_new_or_changed_bundle(tmp_path, instanc
     edited.write_text(edited.read_text() + "\nSoak legumes overnight to ease digestion.\n")
     third = _evaluate(page_bundle_sensor, instance, root, again.cursor)
     assert [r.partition_key for r in third.run_requests] == ["gut_butyrate"]
-    assert third.run_requests[0].run_key != runs["gut_butyrate"].run_key
+    assert third.run_requests[0].run_key.endswith(":2")
+    # edited back to the first content: merged again, under a new run key
+    edited.write_text(edited.read_text().replace("\nSoak legumes overnight to ease digestion.\n", ""))
+    assert bundle_content_hash(pages / "gut_butyrate") == digest
+    fourth = _evaluate(page_bundle_sensor, instance, root, third.cursor)
+    assert [r.run_key for r in fourth.run_requests] == [f"merge:gut_butyrate:{digest[:16]}:3"]
 
 
 def test_pages_is_reserved_ingestion_never_reads_it(tmp_path, instance):

@@ -2,11 +2,10 @@
 file, or a folder of ``.md`` files with front matter) gets its ``page_bundles`` partition and one
 ``merge_page_bundle`` run.
 
-- cursor: the content hash each bundle last had when a run was requested, so an unchanged bundle
-  is not merged again, and an edited one is;
-- run key: ``merge:<bundle>:<content hash>`` (Dagster dedupes a run key forever, so the hash is in it:
-  a bundle reverted to an earlier content is a run the daemon already made, and merging it again
-  would change nothing anyway);
+- cursor: per bundle, the content hash it had when a run was last requested and how many runs were
+  requested for it, so an unchanged bundle is not merged again, and an edited one is;
+- run key: ``merge:<bundle>:<content hash>:<request number>`` (Dagster dedupes a run key forever: the
+  number lets a bundle edited back to an earlier content be merged again);
 - at most ``sensor.max_files_per_tick`` bundles per tick; capacity guard as for the inbox;
 - it never opens the DuckDB warehouse: it reads files only.
 """
@@ -36,11 +35,11 @@ from .run_guard import INGESTION_TAG
 from .sensors import WAITING
 
 
-def merge_run_request(bundle_id: str, path: str, content_hash: str | None, reason: str) -> RunRequest:
+def merge_run_request(bundle_id: str, path: str, version: str | None, reason: str) -> RunRequest:
     return RunRequest(
         job_name=merge_page_bundle_job.name,
         partition_key=bundle_id,
-        run_key=f"merge:{bundle_id}:{content_hash[:16]}" if content_hash else None,
+        run_key=f"merge:{bundle_id}:{version}" if version else None,
         run_config={"ops": {"proposed_pages": {"config": {"bundle_path": path}}}},
         tags={INGESTION_TAG: "true", "kg/reason": reason},
     )
@@ -60,7 +59,7 @@ def page_bundle_sensor(context: SensorEvaluationContext, kg: KGResource):
         return SkipReason(
             f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})"
         )
-    seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+    seen: dict[str, list] = json.loads(context.cursor) if context.cursor else {}  # id -> [hash, requests]
     bundles, skipped = find_bundles(settings.inbox / PAGES_FOLDER)
     for reason in skipped:
         context.log.warning(f"skipped: {reason}")
@@ -71,13 +70,14 @@ def page_bundle_sensor(context: SensorEvaluationContext, kg: KGResource):
         except OSError as exc:  # removed or unreadable while we looked: the next tick sees it
             context.log.warning(f"{path}: not readable now ({exc})")
             continue
-        if seen.get(bundle_id) == content_hash:
+        last_hash, requests = seen.get(bundle_id, [None, 0])
+        if last_hash == content_hash:
             continue
         if len(runs) >= settings.sensor.max_files_per_tick:
             left += 1
             continue
-        runs.append(merge_run_request(bundle_id, str(path), content_hash, "inbox"))
-        seen[bundle_id] = content_hash
+        runs.append(merge_run_request(bundle_id, str(path), f"{content_hash[:16]}:{requests + 1}", "inbox"))
+        seen[bundle_id] = [content_hash, requests + 1]
     if left:
         context.log.info(f"{left} more bundle(s) wait for the next tick (sensor.max_files_per_tick)")
     cursor = json.dumps(seen, sort_keys=True)
