@@ -2,7 +2,8 @@
 
     kg-pipelines [--data-dir PATH] [--config FILE] init | demo | ingest DIR --collection NAME |
                                                     sync [COLLECTION...] [--document ID] |
-                                                    remove PATH | retry [--collection NAME] | summary
+                                                    remove PATH | retry [--collection NAME] | summary |
+                                                    merge-pages BUNDLE [--dry-run] [--json]
 
 Runs go to the Dagster instance under ``<data_dir>/dagster_home``, so they show up in the UI
 (``make dev``) next to the runs launched by the sensor.
@@ -253,6 +254,103 @@ def retry(settings: KGSettings, collection: str | None) -> None:
 def summary(settings: KGSettings) -> None:
     """Print what the graph holds."""
     _print_summary(settings)
+
+
+# -- knowledge merger (seed 000) ------------------------------------------------------------------
+
+
+@main.command("merge-pages")
+@click.argument("bundle", type=click.Path(exists=True))
+@click.option("--dry-run", is_flag=True, help="Plan only (phases 1-2) and print plan.md; the warehouse is not written.")
+@click.option("--json", "as_json", is_flag=True, help="Print the MergePlan as JSON instead of plan.md.")
+@click.pass_obj
+def merge_pages(settings: KGSettings, bundle: str, dry_run: bool, as_json: bool) -> None:
+    """Merge the page bundle BUNDLE (a .json file or a folder of .md pages) into the graph.
+
+    Runs the merge_page_bundle job (one partition per bundle) in-process, so it shows in the Dagster
+    UI; plan.md is printed and written to <data-dir>/merges/<bundle>/.
+    """
+    import json as json_lib
+
+    from kg_pipelines.merger.pages import BundleError, bundle_id_for
+
+    bundle_id = bundle_id_for(bundle)
+    try:  # BundleError: a bad bundle; ValueError: settings (an openai provider without a key)
+        plan = _merge_dry_run(settings, bundle, bundle_id) if dry_run else None
+    except (BundleError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if plan is None:
+        _ensure_home(settings)
+        try:  # bad input is told before a run starts
+            _merge_dry_run(settings, bundle, bundle_id, validate_only=True)
+        except BundleError as exc:
+            raise click.ClickException(str(exc)) from exc
+        from kg_pipelines.dagster_shell.merger_runner import merge_page_bundle
+
+        failures = _run(
+            settings,
+            lambda echo, instance, _should_stop: merge_page_bundle(settings, bundle_id, bundle, instance, echo),
+        )
+        plan = _stored_merge_plan(settings, bundle_id)
+        if plan is None:
+            sys.exit(1)
+    else:
+        failures = 0
+    if as_json:
+        click.echo(json_lib.dumps(plan.to_json(), indent=2, default=str))
+    else:
+        from kg_pipelines.merger.plan_document import render_plan
+
+        click.echo(render_plan(plan))
+    if failures or plan.status == "FAILED":
+        sys.exit(1)
+
+
+def _merge_dry_run(settings: KGSettings, bundle: str, bundle_id: str, validate_only: bool = False):
+    """Validate (and, unless ``validate_only``, plan) the bundle against the graph, writing nothing.
+    The stored plan of the same bundle content is what a run would execute, so it is shown instead."""
+    import duckdb
+
+    from kg_pipelines.llm.client import LLMClient
+    from kg_pipelines.llm.providers import make_provider
+    from kg_pipelines.merger.knowledge_merger import embedding_scorer, make_plan, read_bundle, stored_plan
+    from kg_pipelines.stores import warehouse
+
+    try:
+        if settings.warehouse_path.exists():
+            conn = duckdb.connect(str(settings.warehouse_path), read_only=True)
+        else:
+            conn = duckdb.connect()
+            warehouse.ensure_schema(conn)
+    except duckdb.Error as exc:
+        raise click.ClickException(
+            f"cannot read the warehouse {settings.warehouse_path} (a run may be writing it): {exc}"
+        ) from exc
+    try:
+        parsed = read_bundle(conn, bundle, bundle_id)
+        if validate_only:
+            return None
+        plan = stored_plan(conn, parsed)
+        if plan is None:
+            llm = LLMClient(make_provider(settings.llm), settings.resolved_entity_types)
+            plan = make_plan(conn, parsed, embedding_scorer(conn, settings), llm, settings, _now())
+        return plan
+    finally:
+        conn.close()
+
+
+def _stored_merge_plan(settings: KGSettings, bundle_id: str):
+    import duckdb
+
+    from kg_pipelines.merger.plans import load_plan
+
+    if not settings.warehouse_path.exists():
+        return None
+    conn = duckdb.connect(str(settings.warehouse_path), read_only=True)
+    try:
+        return load_plan(conn, bundle_id)
+    finally:
+        conn.close()
 
 
 # -- helpers --------------------------------------------------------------------------------------

@@ -76,6 +76,34 @@ class RunSettings(_Strict):
     )
 
 
+class MergerSettings(_Strict):
+    """The knowledge merger (seed 000): when a proposed page merges into an existing one."""
+
+    merge_threshold: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="Offline provider: a page merges into its best same-type match in scope at this "
+        "similarity or above, else it is created",
+    )
+    candidate_threshold: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="LLM provider: only matches at this similarity or above are offered to the LLM as candidates",
+    )
+    max_candidates: int = Field(default=5, ge=1, le=50, description="Matches offered per decision")
+    max_retries: int = Field(
+        default=3, ge=1, le=10, description="Executions of a sub-graph whose audit fails before it is marked FAILED"
+    )
+    key_content_min_share: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="Audit of a merged page: share of the proposed page's content words the merged page must hold",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -94,6 +122,7 @@ class KGSettings(_Strict):
         default=DEFAULT_EMBEDDING_MODEL,
         description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
     )
+    merger: MergerSettings = Field(default_factory=MergerSettings)
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod

@@ -9,13 +9,24 @@ from kg_pipelines.dagster_shell.ingestion_assets import (
     documents,
     extract_entities_relationships,
 )
-from kg_pipelines.dagster_shell.jobs import sync_collection_job
+from kg_pipelines.dagster_shell.jobs import merge_page_bundle_job, sync_collection_job
+from kg_pipelines.dagster_shell.merger_assets import merge_plans, merged_wiki_pages, proposed_pages
+from kg_pipelines.dagster_shell.merger_sensor import page_bundle_sensor
 from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 
 defs = Definitions(
-    assets=[documents, chunks, extract_entities_relationships, atomic_questions, knowledge_graph],
-    jobs=[sync_collection_job],
-    sensors=[inbox_sensor, retry_sensor],
+    assets=[
+        documents,
+        chunks,
+        extract_entities_relationships,
+        atomic_questions,
+        knowledge_graph,
+        proposed_pages,
+        merge_plans,
+        merged_wiki_pages,
+    ],
+    jobs=[sync_collection_job, merge_page_bundle_job],
+    sensors=[inbox_sensor, retry_sensor, page_bundle_sensor],
     resources={"kg": KGResource()},
 )

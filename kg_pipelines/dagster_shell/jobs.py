@@ -3,7 +3,7 @@ remove what is gone). The sensors, the CLI and the UI all launch it."""
 
 from dagster import AssetSelection, define_asset_job, in_process_executor
 
-from .partitions import collections_partitions
+from .partitions import collections_partitions, page_bundles_partitions
 from .run_guard import INGESTION_TAG
 
 # A run's steps run one after the other in one process: they share the duckdb pool anyway, and a
@@ -18,4 +18,17 @@ sync_collection_job = define_asset_job(
     description="Sync one knowledge collection (the partition): documents -> chunks -> entities, relationships, "
     "atomic questions -> graph, for new and changed documents and chunks due for a retry; removed documents "
     "are taken out of every table and the graph.",
+)
+
+
+# The knowledge merger: one run per page bundle (the partition). It carries the ingestion tag, so it
+# shares the run queue's limit of one with ingestion runs: the two never write the warehouse at once.
+merge_page_bundle_job = define_asset_job(
+    "merge_page_bundle",
+    selection=AssetSelection.groups("merger"),
+    partitions_def=page_bundles_partitions,
+    executor_def=in_process_executor,
+    tags={INGESTION_TAG: "true"},
+    description="Merge one page bundle (the partition) into the graph: proposed_pages -> merge_plans -> "
+    "merged_wiki_pages, audited by asset checks.",
 )

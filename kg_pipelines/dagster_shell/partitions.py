@@ -4,3 +4,7 @@ from dagster import DynamicPartitionsDefinition
 # A run of a partition syncs that collection: new and changed documents are processed, unchanged
 # ones cost nothing, removed ones are taken out. Never one partition per document.
 collections_partitions = DynamicPartitionsDefinition(name="collections")
+
+# One partition per page bundle of the knowledge merger (its file stem or folder name under
+# <inbox>/pages/); the sensor adds them.
+page_bundles_partitions = DynamicPartitionsDefinition(name="page_bundles")

@@ -50,14 +50,19 @@ def scan_directory(root: Path, collection: str) -> list[InboxFile]:
     return found
 
 
+# inbox sub-folders that are not knowledge collections: <inbox>/pages/ holds page bundles for the
+# knowledge merger (its own sensor watches it)
+RESERVED_FOLDERS = frozenset({"pages"})
+
+
 def scan_inbox(inbox: Path) -> list[InboxFile]:
-    """Every supported file of every collection folder of the inbox."""
+    """Every supported file of every collection folder of the inbox (reserved folders skipped)."""
     inbox = Path(inbox)
     if not inbox.is_dir():
         return []
     files: list[InboxFile] = []
     for entry in sorted(inbox.iterdir()):
-        if entry.is_dir() and not entry.name.startswith("."):
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name not in RESERVED_FOLDERS:
             files.extend(scan_directory(entry, entry.name))
     return files
 

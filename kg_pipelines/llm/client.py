@@ -28,11 +28,18 @@ from typing import Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from kg_pipelines.llm import grounding, prompts
-from kg_pipelines.llm.schemas import AtomicQuestions, ChunkSummary, EntitiesRelationships, json_schema_for
+from kg_pipelines.llm.schemas import (
+    AtomicQuestions,
+    ChunkSummary,
+    EntitiesRelationships,
+    MergeDecision,
+    MergedPage,
+    json_schema_for,
+)
 
 ErrorKind = Literal["schema", "api", "timeout", "ungrounded"]
 ERROR_KINDS: tuple[str, ...] = ("schema", "api", "timeout", "ungrounded")
-Task = Literal["summarize", "extract", "questions"]
+Task = Literal["summarize", "extract", "questions", "merge_decision", "merge_content"]
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -171,6 +178,43 @@ class LLMClient:
             inputs={"text": text, "min": self.questions_min, "max": self.questions_max},
         )
         return self._call(request, AtomicQuestions)
+
+    def decide_merge(
+        self, conversation_id: str, page: dict, candidates: list[dict], merge_threshold: float
+    ) -> MergeDecision:
+        """The knowledge merger's MERGE / CREATE_NEW decision for a proposed ``page`` among
+        ``candidates`` (dicts: node_id, score, title, overview; best first). The offline provider
+        merges into the best candidate when its score reaches ``merge_threshold``."""
+        request = LLMRequest(
+            task="merge_decision",
+            conversation_id=conversation_id,
+            system=prompts.MERGE_DECISION_SYSTEM,
+            user=prompts.merge_decision_user(page, candidates),
+            schema_name="merge_decision",
+            json_schema=json_schema_for(MergeDecision),
+            inputs={"page": page, "candidates": candidates, "merge_threshold": merge_threshold},
+        )
+        allowed = {c["node_id"] for c in candidates}
+
+        def check(result: MergeDecision) -> None:
+            if result.decision == "MERGE" and result.target_id not in allowed:
+                raise LLMError("schema", f"merge_decision: target_id {result.target_id!r} is not a candidate")
+
+        return self._call(request, MergeDecision, check=check)
+
+    def merge_pages(self, conversation_id: str, existing: dict, page: dict, feedback: str | None = None) -> MergedPage:
+        """``existing`` (node_id, title, overview, content, links) merged with the proposed ``page``;
+        ``feedback``: what the audit said about the previous attempt, if any."""
+        request = LLMRequest(
+            task="merge_content",
+            conversation_id=conversation_id,
+            system=prompts.MERGE_CONTENT_SYSTEM,
+            user=prompts.merge_content_user(existing, page, feedback),
+            schema_name="merged_page",
+            json_schema=json_schema_for(MergedPage),
+            inputs={"existing": existing, "page": page, "feedback": feedback},
+        )
+        return self._call(request, MergedPage)
 
     # -- cache fingerprints ------------------------------------------------------------------
     def fingerprint(self, task: Task) -> str:

@@ -27,3 +27,50 @@ QUESTIONS_SYSTEM = (
 def summarize_user(text: str, prior_summary: str) -> str:
     prior = prior_summary.strip() or "(this is the first block)"
     return f"Summary of the previous block:\n{prior}\n\nBlock to summarize:\n{text}"
+
+
+MERGE_DECISION_SYSTEM = (
+    "You maintain a wiki knowledge graph of Workflow, Principle, Implementation, Environment and Heuristic "
+    "pages. A new page is proposed. Decide whether it describes the same thing as one of the candidate pages "
+    "(all of the same type, found by similarity search within the page's scope): answer MERGE with that "
+    "candidate's id as target_id, or CREATE_NEW with target_id null when none is the same thing. A similar "
+    "topic is not enough: merge only when both pages are about the same principle, code, environment or tip. "
+    "Give a one-sentence reason. Answer as JSON matching the schema."
+)
+
+MERGE_CONTENT_SYSTEM = (
+    "Merge a proposed wiki page into the existing page it duplicates. Keep every fact of both pages; keep "
+    "the existing page's section headings and add the proposed page's sections and facts where they fit; "
+    "drop repeated sentences; every section heading of the proposed page must appear in the merged content. "
+    "Write the merged overview (1-3 sentences) and the merged Markdown content. superseded_links lists the ids "
+    "of existing linked pages the proposed page clearly replaces (usually none: both are kept). "
+    "Answer as JSON matching the schema."
+)
+
+
+def merge_decision_user(page: dict, candidates: list[dict]) -> str:
+    lines = [
+        f"Proposed {page['page_type']} page {page['page_id']!r}: {page['title']}",
+        f"Overview: {page['overview']}",
+        f"Content:\n{page['content'][:3000]}",
+        "",
+        "Candidates (id, similarity, title, overview):",
+    ]
+    lines += [f"- {c['node_id']} ({c['score']:.2f}): {c['title']}: {c['overview']}" for c in candidates]
+    return "\n".join(lines)
+
+
+def merge_content_user(existing: dict, page: dict, feedback: str | None) -> str:
+    parts = [
+        f"Existing page {existing['node_id']!r}: {existing['title']}",
+        f"Overview: {existing['overview']}",
+        f"Content:\n{existing['content']}",
+        f"Existing links: {', '.join(existing.get('links') or []) or '(none)'}",
+        "",
+        f"Proposed page {page['page_id']!r}: {page['title']}",
+        f"Overview: {page['overview']}",
+        f"Content:\n{page['content']}",
+    ]
+    if feedback:
+        parts += ["", f"An audit rejected the previous merge: {feedback}. Fix that this time."]
+    return "\n".join(parts)

@@ -8,6 +8,7 @@ types inserted as an enum. Validation needs the entity types too: pass them as v
 from __future__ import annotations
 
 import functools
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -129,3 +130,39 @@ def _forbid_extras(node: object) -> None:
     elif isinstance(node, list):
         for value in node:
             _forbid_extras(value)
+
+
+class MergeDecision(BaseModel):
+    """The knowledge merger's decision for one proposed page (seed 000, "agent decides")."""
+
+    model_config = ConfigDict(extra="forbid")
+    decision: Literal["MERGE", "CREATE_NEW"]
+    target_id: str | None = Field(description="The candidate page to merge into (MERGE), else null")
+    reason: str
+
+    @field_validator("reason")
+    @classmethod
+    def _reason(cls, value: str) -> str:
+        return _non_blank(value, "reason")
+
+    @model_validator(mode="after")
+    def _target(self) -> MergeDecision:
+        if self.decision == "MERGE" and not (self.target_id or "").strip():
+            raise ValueError("a MERGE decision needs the target_id of one of the candidates")
+        return self
+
+
+class MergedPage(BaseModel):
+    """An existing page merged with a proposed one: the new overview and content, and the existing
+    links the proposed page clearly supersedes (empty: keep both, the additive default)."""
+
+    model_config = ConfigDict(extra="forbid")
+    overview: str
+    content: str
+    superseded_links: list[str]
+    reason: str
+
+    @field_validator("content", "reason")
+    @classmethod
+    def _text(cls, value: str, info: ValidationInfo) -> str:
+        return _non_blank(value, info.field_name)

@@ -71,6 +71,26 @@ SCHEMA: dict[str, str] = {
     "kg_edge_support": """
         edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
         collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
+    # the knowledge merger (seed 000): proposed wiki pages, their plans, and each bundle's outcome
+    "proposed_pages": """
+        bundle_id VARCHAR NOT NULL, page_id VARCHAR NOT NULL, seq INTEGER NOT NULL, page_type VARCHAR NOT NULL,
+        title VARCHAR NOT NULL, overview VARCHAR, content VARCHAR, outgoing_links JSON NOT NULL,
+        bundle_hash VARCHAR NOT NULL, source_path VARCHAR, loaded_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (bundle_id, page_id)""",
+    "merge_plans": """
+        bundle_id VARCHAR NOT NULL, bundle_hash VARCHAR NOT NULL, subgraph_id VARCHAR NOT NULL,
+        root_id VARCHAR NOT NULL, subgraph_status VARCHAR NOT NULL, audit_result VARCHAR,
+        retry_count INTEGER NOT NULL, page_id VARCHAR NOT NULL, page_type VARCHAR NOT NULL,
+        decision VARCHAR NOT NULL, merge_target_id VARCHAR, best_match_score DOUBLE, reason VARCHAR,
+        parent_id VARCHAR, deferred_edges JSON NOT NULL, execution_seq INTEGER NOT NULL,
+        plan_seq INTEGER NOT NULL, status VARCHAR NOT NULL, result_page_id VARCHAR, error VARCHAR,
+        bundle_status VARCHAR NOT NULL, created_pages VARCHAR[], edited_pages VARCHAR[],
+        updated_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (bundle_id, page_id)""",
+    "merge_bundles": """
+        bundle_id VARCHAR PRIMARY KEY, bundle_hash VARCHAR NOT NULL, source_path VARCHAR, status VARCHAR NOT NULL,
+        subgraphs INTEGER NOT NULL, pages INTEGER NOT NULL, created_pages VARCHAR[], edited_pages VARCHAR[],
+        plan_md VARCHAR, planned_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,
+        finished_at TIMESTAMPTZ""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:
