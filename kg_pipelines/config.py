@@ -220,6 +220,46 @@ class APISettings(_Strict):
     max_collections: int = Field(default=20, ge=1, description="Most collections one /qa request may name")
 
 
+class RetrievalSettings(_Strict):
+    """Chunk retrieval for a question (`kg-pipelines retrieve`, retrieval_quality): BM25 and vector
+    ranks per collection, and the graph walk from the names the question mentions."""
+
+    variant: Literal["bm25", "vector", "hybrid", "graph", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"] = (
+        Field(
+            default="graph_seeded",
+            description="How chunks are ranked: bm25 / vector alone, hybrid (their RRF), graph (walk from the "
+            "linked names), hybrid_graph_rrf (RRF of the three), graph_seeded (walk restarting at the linked "
+            "names and at the hybrid's best passages, HippoRAG 2 style), graph_seeded_rrf (RRF of hybrid and "
+            "graph_seeded). README 'Retrieval' has the measured figures of each",
+        )
+    )
+    candidates: int = Field(default=50, ge=1, le=1000, description="Chunks each ranking returns per collection")
+    seed_passages: int = Field(
+        default=10, ge=0, le=200, description="Best hybrid passages that seed the graph walk (graph_seeded*)"
+    )
+    damping: float = Field(
+        default=0.5, gt=0, lt=1, description="Probability of following an edge rather than restarting (HippoRAG: 0.5)"
+    )
+    fuzzy_cutoff: float = Field(
+        default=90.0, ge=0, le=100, description="rapidfuzz ratio a question's name needs to link to a node name"
+    )
+    link_by_vector: bool = Field(default=True, description="Also link the question to its nearest node vectors")
+    vector_links: int = Field(default=3, ge=0, le=50, description="Nearest entity / title nodes linked by vector")
+    vector_link_min_similarity: float = Field(
+        default=0.5, ge=-1, le=1, description="Cosine similarity a node vector needs to be linked"
+    )
+    quality_k: list[int] = Field(
+        default_factory=lambda: [2, 5, 8],
+        description="Cut-offs of recall@k and all-gold@k in retrieval_quality",
+    )
+    quality_tolerance: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="retrieval_quality check warns when recall@5 falls more than this below the accepted figure",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -246,6 +286,9 @@ class KGSettings(_Strict):
     rationale_qa: RationaleQASettings = Field(default_factory=RationaleQASettings, description="Rationale QA")
     activations: ActivationSettings = Field(default_factory=ActivationSettings, description="Usage feeds the graph")
     api: APISettings = Field(default_factory=APISettings, description="The HTTP API")
+    retrieval: RetrievalSettings = Field(
+        default_factory=RetrievalSettings, description="Chunk retrieval: text, vector and graph ranks"
+    )
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod
