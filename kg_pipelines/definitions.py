@@ -2,6 +2,7 @@
 
 from dagster import Definitions
 
+from kg_pipelines.dagster_shell.activation_assets import activations_sensor, apply_activations_job, edge_activations
 from kg_pipelines.dagster_shell.graph_assets import knowledge_graph
 from kg_pipelines.dagster_shell.ingestion_assets import (
     atomic_questions,
@@ -14,8 +15,8 @@ from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 
 defs = Definitions(
-    assets=[documents, chunks, extract_entities_relationships, atomic_questions, knowledge_graph],
-    jobs=[sync_collection_job],
-    sensors=[inbox_sensor, retry_sensor],
+    assets=[documents, chunks, extract_entities_relationships, atomic_questions, knowledge_graph, edge_activations],
+    jobs=[sync_collection_job, apply_activations_job],
+    sensors=[inbox_sensor, retry_sensor, activations_sensor],
     resources={"kg": KGResource()},
 )

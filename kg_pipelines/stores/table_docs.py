@@ -166,6 +166,14 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "explanation": "The edge's explanation as this chunk gives it.",
         "keywords": "Tags this chunk gives the edge (the relationship's tags; empty for MENTIONS and ANSWERS_IN).",
     },
+    "edge_activations": {
+        "activation_id": "Id of the use in the activation queue (activations.sqlite); applied at most once.",
+        "edge_id": "Edge that a search path or an answer used (kg_edges.edge_id).",
+        "used_by": "What used it: search (a returned graph-search path) or qa (an answer's sources).",
+        "used_at": "When the search or answer used the edge.",
+        "applied_at": "When the edge_activations asset applied the use to kg_edges.",
+        "edge_found": "Whether the edge was still in the graph when applied (false: nothing to update).",
+    },
 }
 
 

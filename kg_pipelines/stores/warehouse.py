@@ -71,6 +71,10 @@ SCHEMA: dict[str, str] = {
     "kg_edge_support": """
         edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
         collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
+    # usage feeds the graph: every queued use of an edge, once applied (retrieval/activations.py)
+    "edge_activations": """
+        activation_id BIGINT PRIMARY KEY, edge_id VARCHAR NOT NULL, used_by VARCHAR NOT NULL,
+        used_at TIMESTAMPTZ NOT NULL, applied_at TIMESTAMPTZ NOT NULL, edge_found BOOLEAN NOT NULL""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:

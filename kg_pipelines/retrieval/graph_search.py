@@ -1,0 +1,476 @@
+"""Graph search from a short term: the paths that lead out of the term's entity (seed 003).
+
+``Oleoylethanolamide`` gives, among others::
+
+    Oleoylethanolamide --[A randomized clinical trial ... (Appetite. 2019).]--> Akkermansia Muciniphila
+    Akkermansia Muciniphila --[... controls diet-induced obesity (PNAS. 2013).]--> Diet-Induced Obesity
+
+How:
+1. **Find the entity**, cheapest first (the dedup cascade of Graphiti): exact on the normalized name
+   (``node_key``: case- and separator-insensitive, so ``oleoylethanolamide`` finds
+   ``Oleoylethanolamide``), else fuzzy (rapidfuzz WRatio >= ``fuzzy_min_score``), else the nearest
+   node vectors (LanceDB ``graph_nodes``, cosine >= ``vector_min_similarity``). Chunks and atomic
+   questions are not entities: only named nodes are matched and walked.
+2. **Walk out of it** over the edges between named nodes (RELATED and the merger's typed edges; not
+   MENTIONS / ANSWERS_IN, which lead to text), up to ``depth`` hops, never visiting a node twice in
+   one path. Each node contributes its ``fanout`` strongest edges; each depth keeps the ``beam`` best
+   partial paths, so a hub of ten thousand edges costs what a node of ``fanout`` edges costs.
+   A term whose entity has no outgoing edge is walked backwards (``A <--[...]-- term``).
+3. **Rank**: a path is as good as its start (the match score) times the geometric mean of its hops'
+   edge strengths (so length is not a penalty by itself) times a small bonus for well-supported hops
+   (``1 + 0.1 * ln(1 + mean support)``). Only maximal paths are returned (a path that stopped at
+   ``depth`` or at a node with nowhere new to go): its prefixes are in it.
+4. **Deduplicate** (the same line of names and descriptions reached through two start nodes or two
+   edges is one path) and **limit**. Each path carries the chunks and documents that support its
+   edges (``kg_edge_support``, via the snapshot).
+
+Everything is read from the graph snapshot (never DuckDB) and from LanceDB; the structures built
+from a snapshot (name index, adjacency in CSR arrays) are built once per snapshot version.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from rapidfuzz import fuzz, process
+
+from kg_pipelines.ingestion.names import node_key
+from kg_pipelines.stores.graph_snapshot import GraphSnapshot
+
+TEXT_KINDS = ("chunk", "question")  # nodes that are text, not things: never matched nor walked through
+
+
+class GraphSearchError(ValueError):
+    """A request the search refuses (the message says why and what is allowed)."""
+
+
+@dataclass
+class MatchedNode:
+    node_id: str
+    name: str
+    node_type: str
+    match: str  # exact | fuzzy | vector
+    score: float
+
+
+@dataclass
+class Hop:
+    source_id: str
+    source: str
+    target_id: str
+    target: str
+    edge_id: str
+    edge_type: str
+    description: str
+    strength: float
+    direction: str  # out: source --> target is the walk's direction; in: walked backwards
+
+    def text(self) -> str:
+        """The seed's form: ``Source --[description]--> Target``."""
+        return f"{self.source} --[{self.description}]--> {self.target}"
+
+
+@dataclass
+class Source:
+    chunk_id: str
+    document_id: str
+    collection: str
+    title: str
+
+
+@dataclass
+class GraphPath:
+    score: float
+    hops: list[Hop]
+    sources: list[Source]
+
+    @property
+    def lines(self) -> list[str]:
+        return [hop.text() for hop in self.hops]
+
+    @property
+    def edge_ids(self) -> list[str]:
+        return [hop.edge_id for hop in self.hops]
+
+
+@dataclass
+class GraphSearchResult:
+    term: str
+    depth: int
+    limit: int
+    matched: list[MatchedNode] = field(default_factory=list)
+    paths: list[GraphPath] = field(default_factory=list)
+    snapshot_version: str | None = None
+    message: str | None = None
+
+    @property
+    def edge_ids(self) -> list[str]:
+        return sorted({edge for path in self.paths for edge in path.edge_ids})
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        for path, raw in zip(self.paths, data["paths"]):
+            raw["lines"] = path.lines
+        return data
+
+
+def validate_search(term: str, depth: int, limit: int, settings) -> str:
+    """The stripped term, or GraphSearchError saying what is wrong and what is allowed."""
+    rules = settings.graph_search
+    if not isinstance(term, str) or not term.strip():
+        raise GraphSearchError("term is empty: give a name, e.g. 'Oleoylethanolamide'")
+    term = " ".join(term.split())
+    if len(term) > rules.max_term_chars:
+        raise GraphSearchError(f"term is {len(term)} characters long; at most {rules.max_term_chars} are allowed")
+    if not 1 <= depth <= rules.max_depth:
+        raise GraphSearchError(f"depth must be between 1 and {rules.max_depth}, got {depth}")
+    if not 1 <= limit <= rules.max_limit:
+        raise GraphSearchError(f"limit must be between 1 and {rules.max_limit}, got {limit}")
+    return term
+
+
+# -- the structures built once per snapshot -------------------------------------------------------
+
+
+@dataclass
+class SearchIndex:
+    node_ids: list[str]
+    names: list[str]
+    types: list[str]
+    named: np.ndarray  # indexes of named nodes (not chunks / questions)
+    by_key: dict[str, list[int]]  # node_key(name) -> node indexes (named nodes only)
+    named_keys: list[str]  # node_key of each named node, aligned with ``named``
+    key_ids: np.ndarray  # per node, an integer id of its node_key (two types of one name share it)
+    position: dict[str, int]
+    # CSR adjacency over edges between named nodes, each node's edges strongest first
+    out_offsets: np.ndarray
+    out_edges: np.ndarray  # edge row numbers
+    in_offsets: np.ndarray
+    in_edges: np.ndarray
+    edge_source: np.ndarray
+    edge_target: np.ndarray
+    edge_strength: np.ndarray
+    edge_support: np.ndarray
+    edge_ids: list[str]
+    edge_types: list[str]
+    edge_explanations: list[str | None]
+    support_offsets: np.ndarray  # edge row -> range of rows in support_* arrays
+    support_chunk: list[str]
+    support_document: list[str]
+    support_collection: list[str]
+    chunk_titles: dict[str, str]
+
+
+def _csr(keys: np.ndarray, strength: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.lexsort((-strength, keys))  # by node, strongest first
+    counts = np.bincount(keys, minlength=n)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets, order.astype(np.int64)
+
+
+def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
+    nodes, edges = snapshot.nodes, snapshot.edges
+    node_ids = nodes.column("node_id").to_pylist()
+    names = nodes.column("name").to_pylist()
+    kinds = nodes.column("node_kind").to_pylist()
+    types = nodes.column("node_type").to_pylist()
+    position = {node_id: i for i, node_id in enumerate(node_ids)}
+    named = np.array([i for i, kind in enumerate(kinds) if kind not in TEXT_KINDS], dtype=np.int64)
+    named_keys = [node_key(names[i]) for i in named]
+    by_key: dict[str, list[int]] = {}
+    for i, key in zip(named.tolist(), named_keys):
+        by_key.setdefault(key, []).append(i)
+    key_numbers: dict[str, int] = {}
+    key_ids = np.array([key_numbers.setdefault(node_key(name), len(key_numbers)) for name in names], dtype=np.int64)
+
+    n = len(node_ids)
+    ids_array = nodes.column("node_id")
+    source = pc.index_in(edges.column("source_id"), value_set=ids_array).to_numpy(zero_copy_only=False)
+    target = pc.index_in(edges.column("target_id"), value_set=ids_array).to_numpy(zero_copy_only=False)
+    # an edge of a half-written graph could name a missing node: index_in gives null -> NaN
+    source = np.nan_to_num(np.asarray(source, dtype=np.float64), nan=-1).astype(np.int64)
+    target = np.nan_to_num(np.asarray(target, dtype=np.float64), nan=-1).astype(np.int64)
+    is_named = np.zeros(n + 1, dtype=bool)
+    is_named[named] = True
+    walkable = (source >= 0) & (target >= 0) & is_named[source] & is_named[target]
+    strength = edges.column("strength").to_numpy(zero_copy_only=False).astype(np.float64)
+    support = edges.column("support_count").to_numpy(zero_copy_only=False).astype(np.float64)
+    rows = np.nonzero(walkable)[0]
+    out_offsets, out_order = _csr(source[rows], strength[rows], n)
+    in_offsets, in_order = _csr(target[rows], strength[rows], n)
+
+    # support rows grouped by edge row (the snapshot sorts them by edge_id)
+    edge_ids = edges.column("edge_id").to_pylist()
+    edge_support = snapshot.edge_support
+    support_rows = pc.index_in(edge_support.column("edge_id"), value_set=edges.column("edge_id"))
+    support_rows = np.nan_to_num(
+        np.asarray(support_rows.to_numpy(zero_copy_only=False), dtype=np.float64), nan=-1
+    ).astype(np.int64)
+    keep = support_rows >= 0
+    order = np.argsort(support_rows[keep], kind="stable")
+    kept = np.nonzero(keep)[0][order]
+    counts = np.bincount(support_rows[keep], minlength=len(edge_ids))
+    support_offsets = np.zeros(len(edge_ids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=support_offsets[1:])
+    taken = edge_support.take(pa.array(kept, type=pa.int64()))
+    chunks = snapshot.chunks
+    return SearchIndex(
+        node_ids=node_ids,
+        names=names,
+        types=types,
+        named=named,
+        by_key=by_key,
+        named_keys=named_keys,
+        key_ids=key_ids,
+        position=position,
+        out_offsets=out_offsets,
+        out_edges=rows[out_order],
+        in_offsets=in_offsets,
+        in_edges=rows[in_order],
+        edge_source=source,
+        edge_target=target,
+        edge_strength=strength,
+        edge_support=support,
+        edge_ids=edge_ids,
+        edge_types=edges.column("edge_type").to_pylist(),
+        edge_explanations=edges.column("explanation").to_pylist(),
+        support_offsets=support_offsets,
+        support_chunk=taken.column("chunk_id").to_pylist(),
+        support_document=taken.column("document_id").to_pylist(),
+        support_collection=taken.column("collection").to_pylist(),
+        chunk_titles=dict(zip(chunks.column("chunk_id").to_pylist(), chunks.column("title").to_pylist())),
+    )
+
+
+def search_index(snapshot: GraphSnapshot) -> SearchIndex:
+    return snapshot.derived("graph_search_index", build_search_index)
+
+
+# -- step 1: find the entity ------------------------------------------------------------------------
+
+
+def match_term(
+    index: SearchIndex, term: str, settings, embed: Callable[[str], np.ndarray] | None = None, node_vectors=None
+) -> list[MatchedNode]:
+    """The nodes the term names: exact, else fuzzy, else vector (see the module doc)."""
+    rules = settings.graph_search
+
+    def matched(i: int, how: str, score: float) -> MatchedNode:
+        return MatchedNode(index.node_ids[i], index.names[i], index.types[i], how, round(float(score), 4))
+
+    key = node_key(term)
+    exact = index.by_key.get(key, [])
+    if exact:
+        return [matched(i, "exact", 1.0) for i in exact[: rules.max_start_nodes]]
+    if key and index.named_keys:
+        found = process.extract(
+            key,
+            index.named_keys,
+            scorer=fuzz.WRatio,
+            score_cutoff=rules.fuzzy_min_score,
+            limit=rules.max_start_nodes,
+        )
+        if found:
+            return [matched(int(index.named[pos]), "fuzzy", score / 100.0) for _name, score, pos in found]
+    if embed is None or node_vectors is None:
+        return []
+    vector = embed(term)
+    hits = []
+    for node_id, similarity in node_vectors.search(vector, k=rules.max_start_nodes):
+        i = index.position.get(node_id)  # a vector of a node the snapshot no longer has is ignored
+        if i is not None and similarity >= rules.vector_min_similarity:
+            hits.append(matched(i, "vector", similarity))
+    return hits
+
+
+# -- steps 2-4: walk, rank, deduplicate ---------------------------------------------------------------
+
+
+def _walk(index: SearchIndex, start: int, depth: int, fanout: int, beam: int, backwards: bool):
+    """Maximal paths out of ``start`` as (edge rows, node indexes), with their mean log strength."""
+    offsets, edge_rows = (index.in_offsets, index.in_edges) if backwards else (index.out_offsets, index.out_edges)
+    following = index.edge_source if backwards else index.edge_target
+    keys = index.key_ids
+    frontier = [((), (start,), 0.0)]  # (edges, nodes, sum of log strength)
+    finished = []
+    for _hop in range(depth):
+        grown = []
+        for edges, nodes, log_sum in frontier:
+            last = nodes[-1]
+            extended = False
+            lo = offsets[last]
+            hi = min(offsets[last + 1], lo + fanout)
+            for row in edge_rows[lo:hi].tolist():
+                nxt = int(following[row])
+                if any(keys[nxt] == keys[n] for n in nodes):
+                    continue  # never back to a node of the path, nor to another type of the same name
+                grown.append((edges + (row,), nodes + (nxt,), log_sum + math.log(max(index.edge_strength[row], 1e-6))))
+                extended = True
+            if not extended and edges:
+                finished.append((edges, nodes, log_sum))
+        if not grown:
+            break
+        grown.sort(key=lambda p: p[2] / len(p[0]), reverse=True)
+        frontier = grown[:beam]
+    else:
+        finished.extend(frontier)  # reached ``depth``: maximal by definition
+    return finished
+
+
+def _sources(index: SearchIndex, edge_rows: tuple[int, ...], per_path: int = 20) -> list[Source]:
+    seen: dict[str, Source] = {}
+    for row in edge_rows:
+        for k in range(index.support_offsets[row], index.support_offsets[row + 1]):
+            chunk = index.support_chunk[k]
+            if chunk not in seen and len(seen) < per_path:
+                seen[chunk] = Source(
+                    chunk_id=chunk,
+                    document_id=index.support_document[k],
+                    collection=index.support_collection[k],
+                    title=index.chunk_titles.get(chunk, index.support_document[k]),
+                )
+    return list(seen.values())
+
+
+def graph_search(
+    snapshot: GraphSnapshot | None,
+    term: str,
+    settings,
+    depth: int | None = None,
+    limit: int | None = None,
+    embed: Callable[[str], np.ndarray] | None = None,
+    node_vectors=None,
+) -> GraphSearchResult:
+    """The ranked, deduplicated paths out of the entity that ``term`` names (see the module doc)."""
+    rules = settings.graph_search
+    depth = rules.default_depth if depth is None else depth
+    limit = rules.default_limit if limit is None else limit
+    term = validate_search(term, depth, limit, settings)
+    result = GraphSearchResult(term=term, depth=depth, limit=limit)
+    if snapshot is None or snapshot.empty:
+        result.message = "the graph is empty: no snapshot has been published yet (ingest documents first)"
+        return result
+    result.snapshot_version = snapshot.version
+    index = search_index(snapshot)
+    result.matched = match_term(index, term, settings, embed, node_vectors)
+    if not result.matched:
+        result.message = f"no entity matches {term!r}"
+        return result
+
+    candidates = []
+    for match in result.matched:
+        start = index.position[match.node_id]
+        backwards = index.out_offsets[start] == index.out_offsets[start + 1]
+        for edges, nodes, log_sum in _walk(index, start, depth, rules.fanout, rules.beam, backwards):
+            mean_support = float(np.mean(index.edge_support[list(edges)]))
+            grounded = sum(_names_both_ends(index, row) for row in edges) / len(edges)
+            coherent = _coherence(index, edges)
+            score = (
+                match.score
+                * math.exp(log_sum / len(edges))
+                * (1 + 0.1 * math.log1p(mean_support))
+                * (GROUNDED_SHARE + (1 - GROUNDED_SHARE) * grounded)
+                * (COHERENT_SHARE + (1 - COHERENT_SHARE) * coherent)
+            )
+            candidates.append((score, edges, nodes, backwards))
+    candidates.sort(key=lambda c: (-c[0], len(c[1]), [index.names[n] for n in c[2]]))
+    result.paths = _select_diverse(index, candidates, limit)
+    if not result.paths:
+        names = ", ".join(m.name for m in result.matched)
+        result.message = f"{names}: no relationship leads out of it"
+    return result
+
+
+GROUNDED_SHARE = 0.8  # a hop whose description names only one of its ends counts 0.8
+COHERENT_SHARE = 0.9  # two hops with no supporting document in common count 0.9
+SHARED_PREFIX_PENALTY = 0.9  # per path already chosen that starts with the same edge
+
+
+def _names_both_ends(index: SearchIndex, row: int) -> bool:
+    """Whether the edge's description names both of its nodes (it explains this very link)."""
+    text = node_key(index.edge_explanations[row] or "")
+    return all(node_key(index.names[int(end)]) in text for end in (index.edge_source[row], index.edge_target[row]))
+
+
+def _edge_documents(index: SearchIndex, row: int) -> set[str]:
+    return set(index.support_document[index.support_offsets[row] : index.support_offsets[row + 1]])
+
+
+def _coherence(index: SearchIndex, edges: tuple[int, ...]) -> float:
+    """Share of consecutive hops that some document supports together (the path stays on a topic
+    a source discusses, rather than jumping between unrelated documents through a common name)."""
+    if len(edges) < 2:
+        return 1.0
+    pairs = list(zip(edges, edges[1:]))
+    return sum(bool(_edge_documents(index, a) & _edge_documents(index, b)) for a, b in pairs) / len(pairs)
+
+
+def _select_diverse(index: SearchIndex, candidates: list, limit: int) -> list[GraphPath]:
+    """Best paths first, deduplicated, a path that repeats an already chosen first hop a little
+    lower for each such path (so ten paths show more than one neighbour's neighbourhood)."""
+    chosen: list[GraphPath] = []
+    seen: set[tuple] = set()
+    first_hops: dict[int, int] = {}
+    pool = []
+    for score, edges, _nodes, backwards in candidates:
+        hops = [_hop(index, row, backwards) for row in edges]
+        if backwards:
+            hops.reverse()  # walked into the term: shown as a chain that ends at it
+        key = tuple(h.text() for h in hops)
+        if key not in seen:
+            seen.add(key)
+            pool.append((score, edges, hops))
+    while pool and len(chosen) < limit:
+        best = max(
+            range(len(pool)),
+            key=lambda k: (
+                pool[k][0] * SHARED_PREFIX_PENALTY ** first_hops.get(pool[k][1][0], 0)
+                if len(pool[k][1]) > 1
+                else pool[k][0]
+            ),
+        )
+        score, edges, hops = pool.pop(best)
+        shown = score * SHARED_PREFIX_PENALTY ** first_hops.get(edges[0], 0) if len(edges) > 1 else score
+        first_hops[edges[0]] = first_hops.get(edges[0], 0) + 1
+        chosen.append(GraphPath(score=round(shown, 6), hops=hops, sources=_sources(index, edges)))
+    return chosen
+
+
+def _hop(index: SearchIndex, row: int, backwards: bool) -> Hop:
+    source, target = int(index.edge_source[row]), int(index.edge_target[row])
+    description = (index.edge_explanations[row] or "").strip() or index.edge_types[row]
+    return Hop(
+        source_id=index.node_ids[source],
+        source=index.names[source],
+        target_id=index.node_ids[target],
+        target=index.names[target],
+        edge_id=index.edge_ids[row],
+        edge_type=index.edge_types[row],
+        description=" ".join(description.split()),
+        strength=round(float(index.edge_strength[row]), 4),
+        direction="in" if backwards else "out",
+    )
+
+
+def format_paths(result: GraphSearchResult) -> list[str]:
+    """Text lines for a terminal: each path's hops in the seed's form, one hop a line."""
+    lines = []
+    if result.matched:
+        found = ", ".join(f"{m.name} ({m.node_type}, {m.match} {m.score:.2f})" for m in result.matched)
+        lines.append(f"matched: {found}")
+    if result.message:
+        lines.append(result.message)
+    for number, path in enumerate(result.paths, 1):
+        lines.append("")
+        lines.append(f"path {number} (score {path.score:.3f})")
+        lines.extend(f"  {line}" for line in path.lines)
+        titles = sorted({s.title for s in path.sources})
+        if titles:
+            lines.append(f"  sources: {'; '.join(titles)}")
+    return lines
