@@ -248,6 +248,13 @@ class RetrievalSettings(_Strict):
     vector_link_min_similarity: float = Field(
         default=0.5, ge=-1, le=1, description="Cosine similarity a node vector needs to be linked"
     )
+    max_question_chars: int = Field(
+        default=2000, ge=1, le=100_000, description="Longer questions are refused with a clear message"
+    )
+    eval_dir: Path | None = Field(
+        default=None,
+        description="Folder of the labelled question files <collection>.jsonl (default <data_dir>/eval)",
+    )
     quality_k: list[int] = Field(
         default_factory=lambda: [2, 5, 8],
         description="Cut-offs of recall@k and all-gold@k in retrieval_quality",

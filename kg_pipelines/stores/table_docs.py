@@ -174,6 +174,20 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "applied_at": "When the edge_activations asset applied the use to kg_edges.",
         "edge_found": "Whether the edge was still in the graph when applied (false: nothing to update).",
     },
+    "retrieval_quality": {
+        "measured_at": "When the retrieval_quality asset measured (one measurement = its rows of this time).",
+        "collection": "Collection whose labelled questions (<data_dir>/eval/<collection>.jsonl) were asked.",
+        "variant": "Ranking variant measured (retrieval.variant: bm25, vector, hybrid, graph_seeded, ...).",
+        "k": "Cut-off: the first k distinct document titles retrieved.",
+        "questions": "Labelled questions asked.",
+        "recall": "recall@k: share of each question's gold titles among the first k titles, averaged.",
+        "all_gold": "all-gold@k: share of questions whose gold titles are all among the first k titles.",
+        "accepted_recall": "recall@k of the accepted measurement this one was compared with (NULL: none yet).",
+        "accepted": "Whether this measurement became the baseline: the first one, no recall@k below the "
+        "accepted figure by more than retrieval.quality_tolerance, or accepted on purpose (run config).",
+        "labels_hash": "Hash of the labelled file: other questions start a new baseline.",
+        "graph_version": "Graph snapshot version the retrieval read.",
+    },
 }
 
 
