@@ -12,11 +12,20 @@ from kg_pipelines.dagster_shell.ingestion_assets import (
 )
 from kg_pipelines.dagster_shell.jobs import sync_collection_job
 from kg_pipelines.dagster_shell.resources import KGResource
+from kg_pipelines.dagster_shell.retrieval_assets import measure_retrieval_quality_job, retrieval_quality
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 
 defs = Definitions(
-    assets=[documents, chunks, extract_entities_relationships, atomic_questions, knowledge_graph, edge_activations],
-    jobs=[sync_collection_job, apply_activations_job],
+    assets=[
+        documents,
+        chunks,
+        extract_entities_relationships,
+        atomic_questions,
+        knowledge_graph,
+        edge_activations,
+        retrieval_quality,
+    ],
+    jobs=[sync_collection_job, apply_activations_job, measure_retrieval_quality_job],
     sensors=[inbox_sensor, retry_sensor, activations_sensor],
     resources={"kg": KGResource()},
 )
