@@ -365,6 +365,96 @@ def retrieve(
         click.echo(f"     {snippet}")
 
 
+# -- graph search, rationale QA, HTTP API (readers: the graph snapshot and LanceDB, never DuckDB) ----
+
+
+@main.command()
+@click.argument("term")
+@click.option("--depth", type=int, default=None, help="Hops to follow out of the term's entity (default 2).")
+@click.option("--limit", type=int, default=None, help="Paths to show (default 10).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of text.")
+@click.pass_obj
+def search(settings: KGSettings, term: str, depth: int | None, limit: int | None, as_json: bool) -> None:
+    """Paths that lead out of the entity TERM names, each hop with its relationship's description."""
+    import json
+
+    from kg_pipelines.retrieval.graph_search import GraphSearchError, format_paths, search_graph
+
+    try:
+        result = search_graph(settings, term, depth, limit)
+    except GraphSearchError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    if result.message and not result.matched:
+        click.echo(f"{result.message} (data dir {settings.data_dir})")
+        return
+    for line in format_paths(result):
+        click.echo(line)
+
+
+@main.command()
+@click.argument("question")
+@click.option("--collections", help="Comma-separated collections (default: every collection).")
+@click.option(
+    "--strategy",
+    type=click.Choice(["auto", "general", "factual", "analytical", "procedural"]),
+    default="auto",
+    show_default=True,
+    help="Fusion strategy across collections (auto: from the question's wording).",
+)
+@click.option("--budget", "token_budget", type=int, default=None, help="Token budget of the context.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (answer, trace, sources) instead of text.")
+@click.pass_obj
+def ask(
+    settings: KGSettings,
+    question: str,
+    collections: str | None,
+    strategy: str,
+    token_budget: int | None,
+    as_json: bool,
+) -> None:
+    """Answer QUESTION by agentic rationale retrieval over the atomic-question index (PIKE-RAG)."""
+    import json
+
+    from kg_pipelines.retrieval.rationale_qa import QAError, format_answer
+    from kg_pipelines.retrieval.rationale_qa import ask as answer
+
+    chosen = [c.strip() for c in collections.split(",") if c.strip()] if collections else None
+    try:
+        result = answer(settings, question, chosen, strategy, token_budget)
+    except QAError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    for line in format_answer(result):
+        click.echo(line)
+
+
+@main.command()
+@click.option("--host", default=None, help="Interface to listen on (default api.host, 127.0.0.1: loopback only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default api.port, 8000).")
+@click.pass_obj
+def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
+    """Serve the HTTP API (graph search, QA, collections, health; OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from kg_pipelines.api.app import create_app
+
+    host = host or settings.api.host
+    port = port or settings.api.port
+    click.echo(f"serving {settings.data_dir} on http://{host}:{port} (docs: /docs); Ctrl-C stops")
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning"))
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if server.should_exit:
+        click.echo("stopped", err=True)
+
+
 # -- helpers --------------------------------------------------------------------------------------
 
 

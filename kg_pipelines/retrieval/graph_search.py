@@ -474,3 +474,44 @@ def format_paths(result: GraphSearchResult) -> list[str]:
         if titles:
             lines.append(f"  sources: {'; '.join(titles)}")
     return lines
+
+
+class _LazyNodeVectors:
+    """``NodeVectors`` opened on first use: exact and fuzzy matches never touch LanceDB."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self._store = None
+
+    def search(self, vector, k: int = 10, node_type: str | None = None):
+        from kg_pipelines.stores.node_vectors import NodeVectors
+
+        if not self.settings.lancedb_dir.exists():
+            return []
+        if self._store is None:
+            self._store = NodeVectors(self.settings.lancedb_dir)
+        return self._store.search(vector, k, node_type)
+
+
+def search_graph(settings, term: str, depth: int | None = None, limit: int | None = None, record: bool = True):
+    """Graph search on the current snapshot (what the CLI and the API call); the edges of the
+    returned paths are queued as used (``retrieval/activations.py``) when ``record``."""
+    from kg_pipelines.embedding import embedder_for
+    from kg_pipelines.retrieval.activations import record_activations
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    def embed(text: str) -> np.ndarray:
+        return embedder_for(settings.node_embedding_model, settings.llm).embed([text])[0]
+
+    result = graph_search(
+        load_graph_snapshot(settings),
+        term,
+        settings,
+        depth,
+        limit,
+        embed=embed,
+        node_vectors=_LazyNodeVectors(settings),
+    )
+    if record and result.paths:
+        record_activations(settings, result.edge_ids, "search")
+    return result

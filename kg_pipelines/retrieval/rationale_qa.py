@@ -482,3 +482,44 @@ def format_answer(result: QAResult) -> list[str]:
             for i, s in enumerate(result.sources, 1)
         )
     return lines
+
+
+def ask(
+    settings,
+    question: str,
+    collections: Sequence[str] | None = None,
+    strategy: str = "auto",
+    token_budget: int | None = None,
+    record: bool = True,
+    rationale=None,
+) -> QAResult:
+    """Rationale QA with titles from the graph snapshot (what the CLI and the API call); the
+    ANSWERS_IN edges the answer followed are queued as used when ``record``."""
+    from kg_pipelines.retrieval.activations import record_activations
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    snapshot = load_graph_snapshot(settings)
+    titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
+    store = VectorStore(settings.lancedb_dir) if settings.lancedb_dir.exists() else None
+    if store is None:  # nothing ingested: validate the request, then say so
+        question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
+        return QAResult(
+            question=question,
+            answer=f"{NO_ANSWER} No collection has been ingested yet.",
+            supported=False,
+            collections=chosen,
+            provider=settings.llm.provider,
+            stop_reason="no collection has an atomic-question index yet (ingest documents first)",
+            token_budget=budget,
+        )
+    result = answer_question(
+        question, settings, collections, strategy, token_budget, rationale=rationale, store=store, titles=titles
+    )
+    if record and result.edge_ids:
+        record_activations(settings, result.edge_ids, "qa")
+    return result
+
+
+def _chunk_titles(snapshot) -> dict[str, str]:
+    chunks = snapshot.chunks
+    return dict(zip(chunks.column("chunk_id").to_pylist(), chunks.column("title").to_pylist()))
