@@ -271,7 +271,9 @@ def summary(settings: KGSettings) -> None:
 )
 @click.option(
     "--variant",
-    type=click.Choice(["bm25", "vector", "hybrid", "graph", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"]),
+    type=click.Choice(
+        ["bm25", "vector", "hybrid", "graph", "graph_first", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"]
+    ),
     help="Ranking variant (default: the retrieval.variant setting).",
 )
 @click.pass_obj

@@ -224,18 +224,26 @@ class RetrievalSettings(_Strict):
     """Chunk retrieval for a question (`kg-pipelines retrieve`, retrieval_quality): BM25 and vector
     ranks per collection, and the graph walk from the names the question mentions."""
 
-    variant: Literal["bm25", "vector", "hybrid", "graph", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"] = (
-        Field(
-            default="graph_seeded",
-            description="How chunks are ranked: bm25 / vector alone, hybrid (their RRF), graph (walk from the "
-            "linked names), hybrid_graph_rrf (RRF of the three), graph_seeded (walk restarting at the linked "
-            "names and at the hybrid's best passages, HippoRAG 2 style), graph_seeded_rrf (RRF of hybrid and "
-            "graph_seeded). README 'Retrieval' has the measured figures of each",
-        )
+    variant: Literal[
+        "bm25", "vector", "hybrid", "graph", "graph_first", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"
+    ] = Field(
+        default="graph_seeded",
+        description="How chunks are ranked: bm25 / vector alone, hybrid (their RRF), graph (walk from the "
+        "linked names), graph_first (the walk's order, then the hybrid's for what it did not reach), "
+        "hybrid_graph_rrf (RRF of the three), graph_seeded (walk restarting at the linked "
+        "names and at the hybrid's best passages, HippoRAG 2 style), graph_seeded_rrf (RRF of hybrid and "
+        "graph_seeded). README 'Retrieval' has the measured figures of each",
     )
     candidates: int = Field(default=50, ge=1, le=1000, description="Chunks each ranking returns per collection")
     seed_passages: int = Field(
         default=10, ge=0, le=200, description="Best hybrid passages that seed the graph walk (graph_seeded*)"
+    )
+    passage_seed_weight: float = Field(
+        default=0.05,
+        ge=0,
+        le=10,
+        description="Restart weight of the best hybrid passage in graph_seeded* (the k-th: this / k), next to 1 "
+        "for a name linked exactly to a single passage (HippoRAG 2's passage node weight: 0.05)",
     )
     damping: float = Field(
         default=0.5, gt=0, lt=1, description="Probability of following an edge rather than restarting (HippoRAG: 0.5)"

@@ -42,3 +42,11 @@ def test_title_node_links_the_documents_chunks_and_the_entity_of_its_name(conn):
     update_graph(conn, ["b"], T0 + timedelta(days=3))
     assert edge(conn, "NAMES:title:kraków->location:kraków")["support_count"] == 1
     assert dangling_edges(conn).passed
+
+
+def test_a_title_with_a_qualifier_names_the_entity_without_it(conn):
+    put_document(conn, "m", "c", [("Mercury", "location"), ("Sun", "location")], [("Mercury", "Sun")])
+    conn.execute("UPDATE documents SET title = 'Mercury (planet)' WHERE document_id = 'm'")
+    update_graph(conn, ["m"], T0)
+    assert edge(conn, "NAMES:title:mercury (planet)->location:mercury") is not None
+    assert edge(conn, "NAMES:title:mercury (planet)->location:sun") is None

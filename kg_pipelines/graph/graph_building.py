@@ -42,6 +42,12 @@ REINFORCEMENT = 0.1
 # ``node_key`` (kg_pipelines.ingestion.names) of a document's title, and of an entity (its node id
 # is ``<type>:<node_key(name)>``) in SQL: case-folded, runs of space / hyphen / underscore as one space
 _TITLE_KEY = "trim(regexp_replace(lower(coalesce(d.title, '')), '[-_\\s]+', ' ', 'g'))"
+# the name a title gives without its trailing qualifier: "Mercury (planet)" names Mercury (the
+# encyclopedic way of telling namesakes apart); NAMES links an entity of either key
+_TITLE_NAME_KEY = (
+    "trim(regexp_replace(lower(regexp_replace(coalesce(d.title, ''), '\\s*\\([^()]*\\)\\s*$', '')), "
+    "'[-_\\s]+', ' ', 'g'))"
+)
 _ENTITY_KEY = "substr(e.node_id, strpos(e.node_id, ':') + 1)"
 
 # (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
@@ -90,16 +96,20 @@ _EDGE_SOURCES = f"""
     SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
            t.collection, t.document_id, t.chunk_id
     FROM (SELECT d.document_id, any_value(d.title) AS title, any_value({_TITLE_KEY}) AS title_key,
+                 any_value({_TITLE_NAME_KEY}) AS name_key,
                  any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
           FROM chunks c JOIN documents d USING (document_id)
           WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id) t
-    JOIN (SELECT DISTINCT e.node_id, {_ENTITY_KEY} AS entity_key FROM entities e) e ON e.entity_key = t.title_key
+    JOIN (SELECT DISTINCT e.node_id, {_ENTITY_KEY} AS entity_key FROM entities e) e
+      ON e.entity_key = t.title_key OR (e.entity_key = t.name_key AND t.name_key <> '')
     UNION ALL
-    SELECT 'NAMES', 'title:' || {_ENTITY_KEY}, e.node_id, 'a document is titled ' || e.name, []::VARCHAR[],
+    SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
            e.collection, e.document_id, e.chunk_id
     FROM entities e
+    JOIN (SELECT DISTINCT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
+          FROM documents d JOIN chunks c USING (document_id)) t
+      ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
     WHERE e.document_id IN (SELECT document_id FROM _docs)
-      AND {_ENTITY_KEY} IN (SELECT {_TITLE_KEY} FROM documents d JOIN chunks c USING (document_id))
 """
 
 

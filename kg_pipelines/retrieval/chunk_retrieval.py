@@ -169,7 +169,16 @@ def collection_indexes(lancedb_dir: Path, collections: list[str], embedder_for) 
 
 # -- the retriever: text ranks, graph ranks, and how they combine ----------------------------------
 
-VARIANTS = ("bm25", "vector", "hybrid", "graph", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf")
+VARIANTS = (
+    "bm25",
+    "vector",
+    "hybrid",
+    "graph",
+    "graph_first",
+    "hybrid_graph_rrf",
+    "graph_seeded",
+    "graph_seeded_rrf",
+)
 
 
 @dataclass
@@ -269,28 +278,23 @@ class ChunkRetriever:
         return QuestionRanking(question, bm25, vector, links)
 
     def graph_ranking(self, ranking: QuestionRanking, collections: list[str], passage_seeds: dict[str, float]):
-        """(chunk_id, walk probability) per collection, from the linked names and ``passage_seeds``
-        (chunk_id -> weight, may be empty), each source given half of the restart mass."""
+        """(chunk_id, walk probability) per collection, the walk restarting at the linked names and at
+        ``passage_seeds`` (chunk_id -> restart weight, on the scale of a name linked exactly to one
+        passage, which weighs 1)."""
         from kg_pipelines.retrieval.graph_ranking import personalized_pagerank, rank_chunks
 
         snapshot, graph, _ = self.graph()
         if graph is None or graph.empty:
             return {c: [] for c in collections}
-        name_seeds: dict[int, float] = {}
+        seeds: dict[int, float] = {}
         for link in ranking.links:
             # HippoRAG's node specificity: a name touching many passages says little about which
             weight = link.score / max(1.0, float(graph.chunk_count[link.position]))
-            name_seeds[link.position] = max(name_seeds.get(link.position, 0.0), weight)
-        chunk_seeds: dict[int, float] = {}
+            seeds[link.position] = max(seeds.get(link.position, 0.0), weight)
         for chunk_id, weight in passage_seeds.items():
             position = graph.position.get("chunk:" + chunk_id)
             if position is not None:
-                chunk_seeds[position] = chunk_seeds.get(position, 0.0) + weight
-        seeds: dict[int, float] = {}
-        for part in (name_seeds, chunk_seeds):
-            total = sum(part.values())
-            for position, weight in part.items():
-                seeds[position] = seeds.get(position, 0.0) + weight / total
+                seeds[position] = seeds.get(position, 0.0) + weight
         if not seeds:
             return {c: [] for c in collections}
         rank = personalized_pagerank(graph, seeds, damping=self.options.damping)
@@ -315,12 +319,23 @@ class ChunkRetriever:
         hybrid = {c: _rrf([ranking.bm25[c], ranking.vector[c]], k_rrf) for c in collections}
         if variant == "hybrid":
             return hybrid
-        if variant in ("graph", "hybrid_graph_rrf"):
+        if variant in ("graph", "hybrid_graph_rrf", "graph_first"):
             graph = self.graph_ranking(ranking, collections, {})
             if variant == "graph":
                 return graph
+            if variant == "graph_first":
+                # the walk's order, then what it did not reach in the hybrid's order
+                return {c: _then(graph[c], hybrid[c], self.options.candidates) for c in collections}
             return {c: _rrf([ranking.bm25[c], ranking.vector[c], graph[c]], k_rrf) for c in collections}
-        seeds = {chunk_id: score for c in collections for chunk_id, score in hybrid[c][: self.options.seed_passages]}
+        # HippoRAG 2: passages seed the walk too, with their text-ranking score times a small factor
+        # (passage_seed_weight, theirs 0.05), so names lead and the text ranking breaks their ties
+        # and carries the questions that name nothing; reciprocal rank (1, 1/2, ...) stands for the
+        # score, RRF scores being near-flat over the first ten (1/61 .. 1/70)
+        seeds = {
+            chunk_id: self.options.passage_seed_weight / rank
+            for c in collections
+            for rank, (chunk_id, _) in enumerate(hybrid[c][: self.options.seed_passages], 1)
+        }
         seeded = self.graph_ranking(ranking, collections, seeds)
         if variant == "graph_seeded":
             # no name linked and no graph: the text ranking stands
@@ -411,6 +426,14 @@ class ChunkRetriever:
             chunk = by_key[(merged.collection, merged.item_id)]
             results.append(replace(chunk, score=float(merged.fused_score)))
         return results
+
+
+def _then(first: list[tuple[str, float]], rest: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+    """``first``, then the items of ``rest`` it lacks, scored below every item of ``first``."""
+    seen = {chunk_id for chunk_id, _ in first}
+    floor = min((score for _, score in first), default=1.0)
+    tail = [(chunk_id, floor * 0.5 / (1 + i)) for i, (chunk_id, _) in enumerate(c for c in rest if c[0] not in seen)]
+    return (first + tail)[:limit]
 
 
 def _rrf(ranked_lists, k_rrf: float) -> list[tuple[str, float]]:

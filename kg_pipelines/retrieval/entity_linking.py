@@ -26,6 +26,7 @@ from kg_pipelines.retrieval.graph_ranking import PassageGraph
 
 MAX_NAME_WORDS = 8
 LINKED_KINDS = ("entity", "title")
+TITLE_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 _WORD = re.compile(r"[^\s,;:!?\"“”()\[\]{}]+")
 # words that never name anything on their own: question words, auxiliaries, pronouns
 FUNCTION_WORDS = (
@@ -62,10 +63,13 @@ class NameIndex:
     def build(cls, graph: PassageGraph) -> NameIndex:
         by_key: dict[str, list[int]] = {}
         for position, (kind, name) in enumerate(zip(graph.kinds, graph.names)):
-            if kind in LINKED_KINDS and name:
-                key = node_key(name)
-                if key:
-                    by_key.setdefault(key, []).append(position)
+            if kind not in LINKED_KINDS or not name:
+                continue
+            keys = {node_key(name)}
+            if kind == "title":  # "Mercury (planet)" is also found as "Mercury", as graph building links it
+                keys.add(node_key(TITLE_QUALIFIER.sub("", name)))
+            for key in keys - {""}:
+                by_key.setdefault(key, []).append(position)
         return cls(by_key, list(by_key))
 
 
