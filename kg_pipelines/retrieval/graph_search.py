@@ -17,12 +17,17 @@ How:
    partial paths, so a hub of ten thousand edges costs what a node of ``fanout`` edges costs.
    A term whose entity has no outgoing edge is walked backwards (``A <--[...]-- term``).
 3. **Rank**: a path is as good as its start (the match score) times the geometric mean of its hops'
-   edge strengths (so length is not a penalty by itself) times a small bonus for well-supported hops
-   (``1 + 0.1 * ln(1 + mean support)``). Only maximal paths are returned (a path that stopped at
-   ``depth`` or at a node with nowhere new to go): its prefixes are in it.
+   edge strengths (so length is not a penalty by itself), times small factors for what makes a path
+   revealing: well-supported hops (``1 + 0.1 * ln(1 + mean support)``), hops whose description names
+   both of their ends (else 0.8), consecutive hops that some document supports together (else 0.9),
+   and nodes that are not hubs (``1 / (1 + 0.05 * ln(1 + degree))``, geometric mean over the path).
+   Only maximal paths are returned (a path that stopped at ``depth`` or at a node with nowhere new
+   to go): its prefixes are in it.
 4. **Deduplicate** (the same line of names and descriptions reached through two start nodes or two
-   edges is one path) and **limit**. Each path carries the chunks and documents that support its
-   edges (``kg_edge_support``, via the snapshot).
+   edges is one path), **diversify** (a path whose first hop an already chosen path took counts 0.9
+   per such path, so ten paths show more than one neighbour's neighbourhood) and **limit**. Each
+   path carries the chunks and documents that support its edges (``kg_edge_support``, via the
+   snapshot).
 
 Everything is read from the graph snapshot (never DuckDB) and from LanceDB; the structures built
 from a snapshot (name index, adjacency in CSR arrays) are built once per snapshot version.
@@ -42,7 +47,8 @@ from rapidfuzz import fuzz, process
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
 
-TEXT_KINDS = ("chunk", "question")  # nodes that are text, not things: never matched nor walked through
+HUB_PENALTY = 0.05  # a path into a node of 120 edges counts 0.8; of 6 edges, 0.9
+TEXT_KINDS = ("chunk", "question", "title")  # text and documents, not things: never matched nor walked
 
 
 class GraphSearchError(ValueError):
@@ -147,6 +153,7 @@ class SearchIndex:
     named_keys: list[str]  # node_key of each named node, aligned with ``named``
     key_ids: np.ndarray  # per node, an integer id of its node_key (two types of one name share it)
     position: dict[str, int]
+    specificity: np.ndarray  # per node, 1 / (1 + HUB_PENALTY * ln(1 + degree)): hubs reveal less
     # CSR adjacency over edges between named nodes, each node's edges strongest first
     out_offsets: np.ndarray
     out_edges: np.ndarray  # edge row numbers
@@ -204,6 +211,8 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     rows = np.nonzero(walkable)[0]
     out_offsets, out_order = _csr(source[rows], strength[rows], n)
     in_offsets, in_order = _csr(target[rows], strength[rows], n)
+    degree = np.diff(out_offsets) + np.diff(in_offsets)
+    specificity = 1.0 / (1.0 + HUB_PENALTY * np.log1p(degree))
 
     # support rows grouped by edge row (the snapshot sorts them by edge_id)
     edge_ids = edges.column("edge_id").to_pylist()
@@ -229,6 +238,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
         named_keys=named_keys,
         key_ids=key_ids,
         position=position,
+        specificity=specificity,
         out_offsets=out_offsets,
         out_edges=rows[out_order],
         in_offsets=in_offsets,
@@ -371,12 +381,14 @@ def graph_search(
             mean_support = float(np.mean(index.edge_support[list(edges)]))
             grounded = sum(_names_both_ends(index, row) for row in edges) / len(edges)
             coherent = _coherence(index, edges)
+            specific = math.exp(float(np.mean([math.log(index.specificity[n]) for n in nodes[1:]])))
             score = (
                 match.score
                 * math.exp(log_sum / len(edges))
                 * (1 + 0.1 * math.log1p(mean_support))
                 * (GROUNDED_SHARE + (1 - GROUNDED_SHARE) * grounded)
                 * (COHERENT_SHARE + (1 - COHERENT_SHARE) * coherent)
+                * specific
             )
             candidates.append((score, edges, nodes, backwards))
     candidates.sort(key=lambda c: (-c[0], len(c[1]), [index.names[n] for n in c[2]]))
