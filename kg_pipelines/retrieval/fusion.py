@@ -26,9 +26,11 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from functools import cached_property
+from operator import attrgetter
 from typing import Any
 
 from pydantic import ConfigDict
@@ -121,7 +123,6 @@ class MergedResult:
 @dataclass(frozen=True)
 class FusionResult:
     selected: tuple[MergedResult, ...]  # in final context order
-    excluded: tuple[MergedResult, ...]  # best fused score first, each with its reason
     strategy: str
     strategy_reason: str
     tokens_used: int
@@ -130,6 +131,15 @@ class FusionResult:
     diversity_factor: float
     collection_weights: Mapping[str, float]  # effective weight per list (settings x authority)
     empty_collections: tuple[str, ...] = ()
+    candidates: int = 0  # distinct results after duplicates were fused
+    # builds the excluded results on first use: a caller that only needs the context does not
+    # pay for hundreds of MergedResult objects it never reads
+    _excluded: Callable[[], tuple[MergedResult, ...]] = field(default=tuple, repr=False, compare=False)
+
+    @cached_property
+    def excluded(self) -> tuple[MergedResult, ...]:
+        """The results not selected, best fused score first, each with the reason."""
+        return self._excluded()
 
     @property
     def ranked(self) -> list[MergedResult]:
@@ -248,111 +258,143 @@ def is_step_by_step(text: str) -> bool:
 
 
 def _as_datetime(value: Any) -> datetime | None:
-    """created_at as an aware datetime: datetime, date, ISO string or epoch seconds; else None."""
+    """created_at as an aware datetime: datetime, date, ISO string or epoch seconds; else None.
+    A time without a zone is taken as UTC."""
     try:
-        if isinstance(value, datetime):
+        if isinstance(value, str):
+            try:
+                found = datetime.fromisoformat(value)
+            except ValueError:
+                found = datetime.fromisoformat(value.strip()) if value.strip() else None
+        elif isinstance(value, datetime):
             found = value
         elif isinstance(value, date):
             found = datetime(value.year, value.month, value.day)
         elif isinstance(value, int | float) and not isinstance(value, bool):
             return datetime.fromtimestamp(float(value), tz=UTC)
-        elif isinstance(value, str) and value.strip():
-            found = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         else:
             return None
     except (ValueError, OverflowError, OSError):
         return None
+    if found is None:
+        return None
     return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+class QualityRules:
+    """The seed's quality signals, prepared once per fusion (constants hoisted out of the loop)."""
+
+    def __init__(self, config: FusionConfig, preset: StrategyPreset, now: datetime):
+        q = config.quality
+        self.q = q
+        self.structured = {t.lower().lstrip(".") for t in q.structured_file_types}
+        self.recent_after = now - timedelta(days=q.recent_days)
+        self.recency_boost = preset.recency_boost if preset.recency_boost is not None else q.recency_boost
+        self.step_boost = preset.step_boost
+
+    def signals(self, item: RetrievedItem) -> tuple[dict[str, float], float]:
+        """Multipliers that apply to one result (name -> multiplier; 1.0 ones left out), and
+        their product."""
+        q = self.q
+        signals: dict[str, float] = {}
+        length = len(item.text)
+        if q.optimal_min_chars <= length <= q.optimal_max_chars:
+            signals["medium length"] = q.optimal_length_boost
+        elif length < q.short_below_chars:
+            signals["short"] = q.short_penalty
+        elif length > q.long_above_chars:
+            signals["long"] = q.long_penalty
+        metadata = item.metadata
+        if item.title or (metadata and metadata.get("has_title")):
+            signals["title"] = q.title_boost
+        if metadata:
+            file_type = metadata.get("file_type")
+            if file_type and str(file_type).lower().lstrip(".") in self.structured:
+                signals["structured file"] = q.structured_file_boost
+            created_at = metadata.get("created_at")
+            if created_at is not None:
+                created = _as_datetime(created_at)
+                if created is not None and created > self.recent_after:
+                    signals["recent"] = self.recency_boost
+        if self.step_boost != 1.0 and is_step_by_step(item.text):
+            signals["step by step"] = self.step_boost
+        multiplier = 1.0
+        for value in signals.values():
+            multiplier *= value
+        if 1.0 in signals.values():
+            signals = {name: m for name, m in signals.items() if m != 1.0}
+        return signals, multiplier
 
 
 def quality_signals(
     item: RetrievedItem, config: FusionConfig, preset: StrategyPreset, now: datetime
 ) -> dict[str, float]:
     """The seed's quality multipliers that apply to one result (name -> multiplier)."""
-    q = config.quality
-    signals: dict[str, float] = {}
-    length = len(item.text)
-    if q.optimal_min_chars <= length <= q.optimal_max_chars:
-        signals["medium length"] = q.optimal_length_boost
-    elif length < q.short_below_chars:
-        signals["short"] = q.short_penalty
-    elif length > q.long_above_chars:
-        signals["long"] = q.long_penalty
-    metadata = item.metadata or {}
-    if item.title or metadata.get("has_title"):
-        signals["title"] = q.title_boost
-    file_type = metadata.get("file_type")
-    if file_type and str(file_type).lower().lstrip(".") in {t.lower().lstrip(".") for t in q.structured_file_types}:
-        signals["structured file"] = q.structured_file_boost
-    created = _as_datetime(metadata.get("created_at"))
-    if created is not None and (now - created).total_seconds() < q.recent_days * 86400:
-        signals["recent"] = preset.recency_boost if preset.recency_boost is not None else q.recency_boost
-    if preset.step_boost != 1.0 and is_step_by_step(item.text):
-        signals["step by step"] = preset.step_boost
-    return {name: m for name, m in signals.items() if m != 1.0}
+    return QualityRules(config, preset, now).signals(item)[0]
 
 
 class _Candidate:
-    """Working state of one fused result while scores and the selection are computed."""
+    """Working state of one fused result while scores and the selection are computed.
 
-    __slots__ = (
-        "best_rank",
-        "contributions",
-        "copies",
-        "duplicates",
-        "examined",
-        "fused",
-        "item",
-        "maxsim",
-        "multiplier",
-        "order",
-        "penalty",
-        "quality",
-        "rank_key",
-        "ranks",
-        "reason",
-        "rrf",
-        "selected",
-        "signals",
-        "similar_to",
-        "text_key",
-        "tokens",
-        "version",
-        "weighted",
-        "words",
-    )
+    Plain attributes with class-level defaults: most results keep the defaults, and building
+    a thousand of these per query is on the hot path.
+    """
 
-    def __init__(self, item: RetrievedItem):
+    copies: dict[tuple[str, str], RetrievedItem] | None = None  # set once a second copy appears
+    rank_key: dict[str, tuple[str, str]] | None = None  # list -> which copy had that rank
+    duplicates: tuple[RetrievedItem, ...] = ()
+    maxsim = 0.0
+    similar_to: str | None = None
+    penalty: float | None = None
+    tokens: int | None = None
+    words: int | None = None  # word set as a bitmask over the fusion's vocabulary
+    word_count = 0
+    examined = False
+    selected = False
+    reason = ""
+    version = 0
+
+    def __init__(self, item: RetrievedItem, has_text: bool):
         self.item = item
-        self.copies: dict[tuple[str, str], RetrievedItem] = {(item.collection, item.item_id): item}
+        self.has_text = has_text
         self.ranks: dict[str, int] = {}
-        self.rank_key: dict[str, tuple[str, str]] = {}  # list -> which copy had that rank
-        self.contributions: dict[str, float] = {}
-        self.maxsim = 0.0
-        self.similar_to: str | None = None
-        self.penalty: float | None = None
-        self.tokens: int | None = None
-        self.words: frozenset[str] | None = None
-        self.examined = False
-        self.selected = False
-        self.reason = ""
-        self.version = 0
 
-    def word_set(self) -> frozenset[str]:
-        if self.words is None:
-            self.words = frozenset(self.item.text.lower().split())
-        return self.words
+    def add_copy(self, key: tuple[str, str], item: RetrievedItem) -> None:
+        if self.copies is None:
+            first = (self.item.collection, self.item.item_id)
+            self.copies = {first: self.item}
+            self.rank_key = dict.fromkeys(self.ranks, first)
+        self.copies.setdefault(key, item)
+
+
+class _Vocabulary:
+    """Word sets as bitmasks: Jaccard becomes two ANDs and popcounts on Python ints, with no
+    set allocated per pair (the diversity penalty's inner loop)."""
+
+    def __init__(self) -> None:
+        self.bits: dict[str, int] = {}
+
+    def mask(self, cand: _Candidate) -> int:
+        if cand.words is None:
+            bits = self.bits
+            words = set(cand.item.text.lower().split())
+            positions = [bits.setdefault(word, len(bits)) for word in words]
+            packed = bytearray(len(bits) // 8 + 1)
+            for position in positions:
+                packed[position >> 3] |= 1 << (position & 7)
+            cand.words, cand.word_count = int.from_bytes(packed, "little"), len(words)
+        return cand.words
 
 
 def _label(item: RetrievedItem) -> str:
     return f"{item.collection}/{item.item_id}"
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    inter = len(a & b) if len(a) < len(b) else len(b & a)
-    return inter / (len(a) + len(b) - inter)
+def _jaccard(a: str, b: str) -> float:
+    """Word-set Jaccard similarity, as the seed's ``_calculate_text_similarity``."""
+    words_a, words_b = set(a.lower().split()), set(b.lower().split())
+    union = len(words_a | words_b)
+    return len(words_a & words_b) / union if union else 0.0
 
 
 def _collect(results: Mapping[str, Sequence[RetrievedItem]]) -> tuple[list[_Candidate], list[str]]:
@@ -369,166 +411,235 @@ def _collect(results: Mapping[str, Sequence[RetrievedItem]]) -> tuple[list[_Cand
             empty.append(list_name)
             continue
         for item in items:
-            if not isinstance(item, RetrievedItem):
+            if type(item) is not RetrievedItem and not isinstance(item, RetrievedItem):
                 raise TypeError(f"{list_name}: expected RetrievedItem, got {type(item).__name__}")
             rank = item.rank
-            if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+            if type(rank) is not int and (isinstance(rank, bool) or not isinstance(rank, int)) or rank < 1:
                 raise ValueError(f"{list_name}: rank must be an integer >= 1, got {rank!r} for {item.item_id!r}")
+            text = item.text
+            if type(text) is not str and not isinstance(text, str):
+                raise TypeError(f"{list_name}: text of {item.item_id!r} must be a string, got {type(text).__name__}")
             key = (item.collection, item.item_id)
-            text = item.text if isinstance(item.text, str) else ""
+            has_text = bool(text) and not text.isspace()
             found = by_id.get(key)
-            if found is None and text.strip():
-                found = by_text.get(text)
             if found is None:
-                found = _Candidate(item)
-                found.text_key = text
-                candidates.append(found)
-            elif key not in found.copies:
-                found.copies[key] = item
-            by_id[key] = found
-            if text.strip():
-                by_text.setdefault(text, found)
-            previous = found.ranks.get(list_name)
+                found = by_text.get(text) if has_text else None
+                if found is None:
+                    found = _Candidate(item, has_text)
+                    candidates.append(found)
+                else:
+                    found.add_copy(key, item)
+                by_id[key] = found
+                if has_text and text not in by_text:
+                    by_text[text] = found
+            ranks = found.ranks
+            previous = ranks.get(list_name)
             if previous is None or rank < previous:
-                found.ranks[list_name] = rank
-                found.rank_key[list_name] = key
+                ranks[list_name] = rank
+                if found.rank_key is not None:
+                    found.rank_key[list_name] = key
     return candidates, empty
 
 
-def _score(
-    candidates: list[_Candidate],
-    weights: Mapping[str, float],
-    config: FusionConfig,
-    preset: StrategyPreset,
-    now: datetime,
-) -> None:
-    k = config.k
+def _score(candidates: list[_Candidate], weights: Mapping[str, float], k: float, rules: QualityRules) -> None:
+    signals_of = rules.signals
     for cand in candidates:
-        base = []
-        best_list, best_contribution = None, -1.0
-        for list_name, rank in cand.ranks.items():
-            contribution = weights[list_name] / (k + rank)
-            cand.contributions[list_name] = contribution
-            base.append(1.0 / (k + rank))
-            if contribution > best_contribution:
-                best_list, best_contribution = list_name, contribution
-        if len(base) == 1:
-            cand.rrf, cand.weighted = base[0], best_contribution
+        ranks = cand.ranks
+        if len(ranks) == 1:
+            for list_name, rank in ranks.items():
+                weighted = weights[list_name] / (k + rank)
+                cand.rrf = 1.0 / (k + rank)
+                cand.best_rank = rank
         else:
-            cand.rrf = math.fsum(base)
-            cand.weighted = math.fsum(cand.contributions.values())
-        cand.best_rank = min(cand.ranks.values())
-        representative = cand.copies[cand.rank_key[best_list]]
-        cand.item = representative
-        cand.duplicates = tuple(c for key, c in cand.copies.items() if c is not representative)
-        cand.signals = quality_signals(representative, config, preset, now)
-        multiplier = 1.0
-        for value in cand.signals.values():
-            multiplier *= value
+            # fsum is exactly rounded: the score does not depend on the order of the lists
+            weighted = math.fsum(weights[name] / (k + rank) for name, rank in ranks.items())
+            cand.rrf = math.fsum(1.0 / (k + rank) for rank in ranks.values())
+            cand.best_rank = min(ranks.values())
+        if cand.copies is not None:
+            # representative: the copy with the largest contribution (ties: better rank, then name)
+            rank_key = cand.rank_key
+            best = min(ranks, key=lambda name: (-weights[name] / (k + ranks[name]), ranks[name], rank_key[name]))
+            representative = cand.copies[rank_key[best]]
+            cand.item = representative
+            cand.duplicates = tuple(c for c in cand.copies.values() if c is not representative)
+        cand.weighted = weighted
+        cand.signals, multiplier = signals_of(cand.item)
         cand.multiplier = multiplier
-        cand.quality = cand.weighted * multiplier
+        cand.quality = weighted * multiplier
 
 
-def _tokens(cand: _Candidate, counter: Any) -> int:
+def _contributions(cand: _Candidate, weights: Mapping[str, float], k: float) -> dict[str, float]:
+    return {name: weights[name] / (k + rank) for name, rank in cand.ranks.items()}
+
+
+# Token counts of texts seen recently, per named counter: the same chunks come back query after
+# query (and round after round in the QA loop), and the tokenizer costs about a quarter of a
+# millisecond a chunk, far more than the rest of the fusion.
+_TOKEN_CACHE: dict[tuple[str, str], int] = {}
+_TOKEN_CACHE_SIZE = 20_000
+
+
+def clear_token_cache() -> None:
+    _TOKEN_CACHE.clear()
+
+
+def _counter_name(counter: Any) -> str | None:
+    """A counter's name keys the cache; one without a name cannot be told from another."""
+    name = getattr(counter, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _known_tokens(cand: _Candidate, counter_name: str | None) -> int | None:
+    """The token count without tokenizing: the result's ``token_count`` metadata, else the cache."""
     if cand.tokens is None:
-        known = (cand.item.metadata or {}).get("token_count")
-        if isinstance(known, int) and not isinstance(known, bool) and known >= 0:
+        metadata = cand.item.metadata
+        known = metadata.get("token_count") if metadata else None
+        if type(known) is int and known >= 0:
             cand.tokens = known
-        else:
-            cand.tokens = counter.count(cand.item.text)
+        elif counter_name is not None:
+            cand.tokens = _TOKEN_CACHE.get((counter_name, cand.item.text))
     return cand.tokens
 
 
-def _min_tokens(cand: _Candidate, counter: Any) -> int | None:
-    """A cheap lower bound on the token count, to skip tokenizing results that cannot fit: the
-    offline WordPiece tokenizer gives every whitespace-separated word at least one token."""
-    if cand.tokens is not None:
-        return cand.tokens
-    if getattr(counter, "name", "").startswith("wordpiece:"):
+def _smallest_known_tokens(candidates: list[_Candidate], counter_name: str | None) -> int | None:
+    """The smallest token count when every result's is known, else None."""
+    smallest = None
+    for cand in candidates:
+        known = _known_tokens(cand, counter_name)
+        if known is None:
+            return None
+        if smallest is None or known < smallest:
+            smallest = known
+    return smallest
+
+
+def _tokens(cand: _Candidate, counter: Any, counter_name: str | None) -> int:
+    if _known_tokens(cand, counter_name) is None:
+        count = int(counter.count(cand.item.text))
+        if counter_name is not None:
+            if len(_TOKEN_CACHE) >= _TOKEN_CACHE_SIZE:
+                _TOKEN_CACHE.clear()  # crude but bounded; refilled by the next queries
+            _TOKEN_CACHE[(counter_name, cand.item.text)] = count
+        cand.tokens = count
+    return cand.tokens
+
+
+def _min_tokens(cand: _Candidate, counter_name: str | None) -> int | None:
+    """The token count if known, else a cheap lower bound to skip tokenizing results that cannot
+    fit: the offline WordPiece tokenizer gives every whitespace-separated word at least one token."""
+    known = _known_tokens(cand, counter_name)
+    if known is not None:
+        return known
+    if counter_name is not None and counter_name.startswith("wordpiece:"):
         return len(cand.item.text.split())
     return None
 
 
-def _update_similarity(cand: _Candidate, selected: list[_Candidate], start: int) -> None:
-    words = cand.word_set()
-    for other in selected[start:]:
-        sim = _jaccard(words, other.word_set())
-        if sim > cand.maxsim:
-            cand.maxsim = sim
-            cand.similar_to = _label(other.item)
+def _update_similarity(cand: _Candidate, others: Sequence[_Candidate], vocabulary: _Vocabulary) -> None:
+    """Raise ``cand.maxsim`` to its highest word-set Jaccard similarity with ``others``."""
+    words = vocabulary.mask(cand)
+    size = cand.word_count
+    best, best_other = cand.maxsim, None
+    for other in others:
+        inter = (words & vocabulary.mask(other)).bit_count()
+        if inter:
+            sim = inter / (size + other.word_count - inter)
+            if sim > best:
+                best, best_other = sim, other
+    if best_other is not None:
+        cand.maxsim, cand.similar_to = best, _label(best_other.item)
 
 
 def _select(candidates: list[_Candidate], config: FusionConfig, diversity: float, counter: Any) -> int:
-    """Greedy selection by fused score within the budget; returns the tokens used."""
+    """Greedy selection by fused score within the budget; returns the tokens used.
+
+    Under ``diversity_against="selected"`` a result's penalty depends on what is already
+    selected, and only grows as the selection grows: the heap holds upper bounds, a popped result
+    whose penalty is stale is re-scored and pushed back (lazy greedy, exact). With
+    ``fill_after_misfit`` a result that cannot fit any more (its known or least token count is
+    above what is left) is set aside without re-scoring: whatever its score, it cannot be chosen.
+    """
     budget = config.max_context_tokens
     remaining = budget
     selected: list[_Candidate] = []
     lazy = diversity > 0 and config.diversity_against == "selected"
+    fill = config.fill_after_misfit
+    vocabulary = _Vocabulary()
     if diversity > 0 and config.diversity_against == "ranked_above":
         # The seed's code: each result is penalised by its similarity to every result ranked above.
         for position, cand in enumerate(candidates):
-            words = cand.word_set()
-            for other in candidates[:position]:
-                sim = _jaccard(words, other.word_set())
-                if sim > cand.maxsim:
-                    cand.maxsim, cand.similar_to = sim, _label(other.item)
+            _update_similarity(cand, candidates[:position], vocabulary)
             cand.penalty = diversity * cand.maxsim
             cand.fused = cand.quality * (1.0 - cand.penalty)
     else:
         for cand in candidates:
-            cand.penalty = 0.0 if not lazy else None
+            cand.penalty = None if lazy else 0.0
             cand.fused = cand.quality
     heap = [(-cand.fused, cand.order) for cand in candidates]
     heapq.heapify(heap)
+    # when every token count is known (chunks carry token_count), the smallest one tells when
+    # nothing can fit any more, and the rest need not be looked at
+    counter_name = _counter_name(counter)
+    smallest = _smallest_known_tokens(candidates, counter_name) if fill else None
     stopped: str | None = None
     while heap:
         _neg, order = heapq.heappop(heap)
         cand = candidates[order]
-        if lazy and cand.penalty is None and not selected:
-            cand.penalty, cand.version = 0.0, 0  # nothing selected yet: no penalty, score is exact
-        elif lazy and (cand.penalty is None or cand.version != len(selected)):
-            # stale upper bound: bring the penalty up to date with the results selected since
-            _update_similarity(cand, selected, cand.version if cand.penalty is not None else 0)
-            cand.penalty = diversity * cand.maxsim
-            cand.fused = cand.quality * (1.0 - cand.penalty)
-            cand.version = len(selected)
-            heapq.heappush(heap, (-cand.fused, order))
-            continue
-        cand.examined = True
-        if stopped is not None:
-            cand.reason = stopped
-            continue
-        if not cand.item.text.strip():
-            cand.reason = "empty text: nothing to put in the context"
+        if not cand.has_text:
+            cand.examined, cand.reason = True, "empty text: nothing to put in the context"
             continue
         if cand.quality <= 0:
-            cand.reason = "zero weight: every list that found it has collection weight 0"
+            cand.examined, cand.reason = True, "zero weight: every list that found it has collection weight 0"
             continue
-        if remaining <= 0:
-            stopped = f"budget full: {budget - remaining} of {budget} tokens used before its turn"
-            cand.reason = stopped
-            continue
-        at_least = _min_tokens(cand, counter)
-        if at_least is not None and at_least > remaining:
-            cand.reason = f"does not fit: at least {at_least} tokens (one per word), {remaining} of {budget} left"
-            if not config.fill_after_misfit:
-                stopped = f"not tried: selection stops at the first result that does not fit ({_label(cand.item)})"
-            continue
-        tokens = _tokens(cand, counter)
+        if remaining <= 0 or smallest is not None and remaining < smallest:
+            stopped = f"budget full: {budget - remaining} of {budget} tokens used, less left than any result needs"
+            heapq.heappush(heap, (_neg, order))
+            break
+        if fill:
+            at_least = _min_tokens(cand, counter_name)
+            if at_least is not None and at_least > remaining:
+                cand.examined = True
+                cand.reason = f"does not fit: {_token_words(cand, at_least)}, {remaining} of {budget} left"
+                if lazy and (cand.penalty is None or cand.version != len(selected)):
+                    cand.penalty = None  # not brought up to date: fused is an upper bound
+                continue
+        if lazy:
+            if not selected:
+                cand.penalty, cand.version = 0.0, 0  # nothing selected yet: no penalty, score exact
+            elif cand.penalty is None or cand.version != len(selected):
+                # stale upper bound: bring the penalty up to date with the results selected since
+                _update_similarity(cand, selected[cand.version if cand.penalty is not None else 0 :], vocabulary)
+                cand.penalty = diversity * cand.maxsim
+                cand.fused = cand.quality * (1.0 - cand.penalty)
+                cand.version = len(selected)
+                heapq.heappush(heap, (-cand.fused, order))
+                continue
+        cand.examined = True
+        tokens = _tokens(cand, counter, counter_name)
         if tokens <= remaining:
             cand.selected = True
             selected.append(cand)
             remaining -= tokens
         else:
             cand.reason = f"does not fit: {tokens} tokens, {remaining} of {budget} left"
-            if not config.fill_after_misfit:
+            if not fill:
                 stopped = f"not tried: selection stops at the first result that does not fit ({_label(cand.item)})"
+                break
+    for _neg, order in heap:
+        cand = candidates[order]
+        cand.reason = stopped or cand.reason
+        if lazy and (cand.penalty is None or cand.version != len(selected)):
+            cand.penalty = None  # not brought up to date: fused is an upper bound
     return budget - remaining
 
 
-def _selection_reason(cand: _Candidate, score_rank: int, total: int) -> str:
-    parts = [f"#{score_rank} of {total} by fused score {cand.fused:.5f}"]
-    placed = sorted(cand.ranks.items(), key=lambda pair: (-cand.contributions[pair[0]], pair[0]))
+def _token_words(cand: _Candidate, at_least: int) -> str:
+    return f"{at_least} tokens" if cand.tokens is not None else f"at least {at_least} tokens (one per word)"
+
+
+def _selection_reason(cand: _Candidate, contributions: Mapping[str, float], total: int) -> str:
+    parts = [f"#{cand.score_rank} of {total} by fused score {cand.fused:.5f}"]
+    placed = sorted(cand.ranks.items(), key=lambda pair: (-contributions[pair[0]], pair[0]))
     parts.append(", ".join((f"top-{r}" if r <= 3 else f"rank {r}") + f" in {name}" for name, r in placed))
     if len(cand.ranks) > 1:
         parts.append(f"found by {len(cand.ranks)} lists")
@@ -543,8 +654,9 @@ def _selection_reason(cand: _Candidate, score_rank: int, total: int) -> str:
     return "; ".join(parts)
 
 
-def order_context(results: Sequence[MergedResult], order: str) -> list[MergedResult]:
-    """The final context order of the selected results (best fused score first in ``results``).
+def order_context(results: Sequence[Any], order: str) -> list[Any]:
+    """The final context order of the selected results (best fused score first in ``results``;
+    each has ``.item`` and ``.score_rank``, as MergedResult does).
 
     primacy_recency: the seed's high-medium-low-medium-high pattern: the 1st, 3rd, 5th, ... best
     from the front, the 2nd, 4th, ... best from the back, so the two best sit at the two ends
@@ -557,11 +669,11 @@ def order_context(results: Sequence[MergedResult], order: str) -> list[MergedRes
     if order == "primacy_recency":
         return by_score[0::2] + by_score[1::2][::-1]
     if order == "document":
-        groups: dict[str, list[MergedResult]] = {}
+        groups: dict[str, list[Any]] = {}
         for result in by_score:
-            groups.setdefault(result.document_id or _label(result.item), []).append(result)
+            groups.setdefault(result.item.document_id or _label(result.item), []).append(result)
 
-        def reading_order(result: MergedResult) -> tuple[int, int, int]:
+        def reading_order(result: Any) -> tuple[int, int, int]:
             seq = (result.item.metadata or {}).get("seq")
             usable = isinstance(seq, int) and not isinstance(seq, bool)
             return (0, seq, result.score_rank) if usable else (1, 0, result.score_rank)
@@ -599,7 +711,7 @@ def fuse(
     candidates, empty = _collect(results)
     lists = [name for name in results if name not in empty]
     weights = effective_weights(lists, config, preset)
-    _score(candidates, weights, config, preset, now)
+    _score(candidates, weights, config.k, QualityRules(config, preset, now))
     # deterministic order whatever the mapping's order: quality, best rank, then identity
     candidates.sort(key=lambda c: (-c.quality, c.best_rank, c.item.collection, c.item.item_id))
     for order, cand in enumerate(candidates):
@@ -610,45 +722,29 @@ def fuse(
         token_counter = default_token_counter()
     tokens_used = _select(candidates, config, diversity, token_counter)
 
-    # final score order: examined results by their exact fused score, the rest by their bound
-    candidates.sort(key=lambda c: (-c.fused, c.best_rank, c.item.collection, c.item.item_id))
+    # final score order; candidates are in ``order`` now and the sort is stable, so ties stay
+    # as the selection broke them (reverse=True keeps stability)
+    candidates.sort(key=_FUSED, reverse=True)
     total = len(candidates)
-    merged_selected: list[MergedResult] = []
-    merged_excluded: list[MergedResult] = []
     for score_rank, cand in enumerate(candidates, 1):
-        if cand.selected:
-            reason = _selection_reason(cand, score_rank, total)
-        elif cand.examined:
-            reason = cand.reason
-        else:
-            reason = (
-                f"budget full: {tokens_used} of {config.max_context_tokens} tokens used before its turn "
-                f"(score before the diversity penalty, an upper bound)"
-            )
-        merged = MergedResult(
-            item=cand.item,
-            fused_score=cand.fused,
-            rrf_score=cand.rrf,
-            weighted_score=cand.weighted,
-            quality_multiplier=cand.multiplier,
-            quality_signals=cand.signals,
-            diversity_penalty=cand.penalty,
-            similar_to=cand.similar_to,
-            ranks=cand.ranks,
-            contributions=cand.contributions,
-            duplicates=cand.duplicates,
-            tokens=cand.tokens,
-            selected=cand.selected,
-            selection_reason=reason,
-            score_rank=score_rank,
+        cand.score_rank = score_rank
+    ordered = order_context([c for c in candidates if c.selected], preset.context_order)
+    k = config.k
+    selected = []
+    for position, cand in enumerate(ordered, 1):
+        contributions = _contributions(cand, weights, k)
+        reason = _selection_reason(cand, contributions, total)
+        selected.append(_merged(cand, contributions, reason, position))
+
+    def excluded() -> tuple[MergedResult, ...]:
+        return tuple(
+            _merged(cand, _contributions(cand, weights, k), _exclusion_reason(cand))
+            for cand in candidates
+            if not cand.selected
         )
-        (merged_selected if cand.selected else merged_excluded).append(merged)
-    context_order = preset.context_order
-    ordered = order_context(merged_selected, context_order)
-    placed = tuple(_with_position(result, position) for position, result in enumerate(ordered, 1))
+
     return FusionResult(
-        selected=placed,
-        excluded=tuple(merged_excluded),
+        selected=tuple(selected),
         strategy=choice.strategy,
         strategy_reason=choice.reason,
         tokens_used=tokens_used,
@@ -657,10 +753,38 @@ def fuse(
         diversity_factor=diversity,
         collection_weights=weights,
         empty_collections=tuple(empty),
+        candidates=total,
+        _excluded=excluded,
     )
 
 
-def _with_position(result: MergedResult, position: int) -> MergedResult:
-    from dataclasses import replace
+_FUSED = attrgetter("fused")
 
-    return replace(result, position=position)
+
+def _exclusion_reason(cand: _Candidate) -> str:
+    if cand.penalty is None and cand.reason:
+        return cand.reason + " (fused score is an upper bound: diversity penalty not brought up to date)"
+    return cand.reason
+
+
+def _merged(
+    cand: _Candidate, contributions: Mapping[str, float], reason: str, position: int | None = None
+) -> MergedResult:
+    return MergedResult(
+        item=cand.item,
+        fused_score=cand.fused,
+        rrf_score=cand.rrf,
+        weighted_score=cand.weighted,
+        quality_multiplier=cand.multiplier,
+        quality_signals=cand.signals,
+        diversity_penalty=cand.penalty,
+        similar_to=cand.similar_to,
+        ranks=cand.ranks,
+        contributions=contributions,
+        duplicates=cand.duplicates,
+        tokens=cand.tokens,
+        selected=cand.selected,
+        selection_reason=reason,
+        score_rank=cand.score_rank,
+        position=position,
+    )
