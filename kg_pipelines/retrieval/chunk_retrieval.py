@@ -92,6 +92,11 @@ class CollectionIndex:
     def table(self):
         """The collection's chunk table (None before anything was ingested); its FTS index ensured
         once per process and refreshed when a good part of the rows lies outside it."""
+        if self._table is not None:
+            try:  # a long-lived reader (API, --questions) sees what ingestion wrote since
+                self._table.checkout_latest()
+            except Exception:  # dropped and re-created (another embedding model): open it again
+                self._table, self._checked = None, False
         if self._table is None:
             self._table = self.store.open("chunks", self.collection)
         if self._table is not None and not self._checked:
