@@ -5,7 +5,9 @@ retrieval works while ingestion writes. Of it, the passage graph is kept:
 
 - chunk nodes, entity nodes and title nodes;
 - MENTIONS (chunk - entity), RELATED (entity - entity, weighted by the edge's strength),
-  TITLE_OF (title - chunk) and NAMES (title - entity), all walked both ways.
+  TITLE_OF (title - chunk) and NAMES (title - entity), all walked both ways, plus a shortcut from
+  an entity to the passages titled by its name (NAMES then TITLE_OF), so the passage about a name
+  is as near to it as a passage that mentions it.
 
 Atomic questions (ANSWERS_IN) are left out: they repeat their chunk's words and would only add a
 detour. The walk is the random walk with restart of HippoRAG (Gutiérrez et al., 2024): from the
@@ -57,6 +59,14 @@ def build_passage_graph(nodes: pa.Table, edges: pa.Table) -> PassageGraph:
     position = {n: i for i, n in enumerate(node_ids)}
     edges = edges.filter(pc.is_in(edges.column("edge_type"), pa.array(WALKED_EDGES)))
     rows, cols, weights = [], [], []
+    titled: dict[int, list[int]] = {}  # title -> its chunks
+    named: list[tuple[int, int]] = []  # (title, entity)
+
+    def link(a: int, b: int, weight: float) -> None:
+        rows.extend((a, b))
+        cols.extend((b, a))
+        weights.extend((weight, weight))
+
     for source, target, edge_type, strength in zip(
         edges.column("source_id").to_pylist(),
         edges.column("target_id").to_pylist(),
@@ -67,10 +77,17 @@ def build_passage_graph(nodes: pa.Table, edges: pa.Table) -> PassageGraph:
         if a is None or b is None or a == b:
             continue
         # RELATED carries the evidence of the relation (strength); structural links count fully
-        weight = float(strength) if edge_type == "RELATED" else 1.0
-        rows += [a, b]
-        cols += [b, a]
-        weights += [weight, weight]
+        link(a, b, float(strength) if edge_type == "RELATED" else 1.0)
+        if edge_type == "TITLE_OF":
+            titled.setdefault(a, []).append(b)
+        elif edge_type == "NAMES":
+            named.append((a, b))
+    # an entity is one step from the passages titled by its name, as from a passage that mentions
+    # it: without this shortcut a passing mention (one hop) would outrank the passage about the
+    # name (entity -> title -> passage, two hops)
+    for title, entity in named:
+        for chunk in titled.get(title, ()):
+            link(entity, chunk, 1.0)
     n = len(node_ids)
     adjacency = sparse.csr_matrix((weights, (rows, cols)), shape=(n, n), dtype=np.float64)
     adjacency.sum_duplicates()
