@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
-from operator import attrgetter
 from typing import Any
 
 from pydantic import ConfigDict
@@ -291,6 +290,14 @@ class QualityRules:
         self.recent_after = now - timedelta(days=q.recent_days)
         self.recency_boost = preset.recency_boost if preset.recency_boost is not None else q.recency_boost
         self.step_boost = preset.step_boost
+        # the largest product any result can get: weighted score x this bounds its quality score
+        self.max_multiplier = (
+            max(1.0, q.optimal_length_boost, q.short_penalty, q.long_penalty)
+            * max(1.0, q.title_boost)
+            * max(1.0, q.structured_file_boost)
+            * max(1.0, self.recency_boost)
+            * max(1.0, self.step_boost)
+        )
 
     def signals(self, item: RetrievedItem) -> tuple[dict[str, float], float]:
         """Multipliers that apply to one result (name -> multiplier; 1.0 ones left out), and
@@ -343,6 +350,9 @@ class _Candidate:
     copies: dict[tuple[str, str], RetrievedItem] | None = None  # set once a second copy appears
     rank_key: dict[str, tuple[str, str]] | None = None  # list -> which copy had that rank
     duplicates: tuple[RetrievedItem, ...] = ()
+    again = False  # found more than once: its RRF is recomputed from all its ranks
+    signals: dict[str, float] | None = None  # None until computed (lazily, see _select)
+    multiplier = 1.0
     maxsim = 0.0
     similar_to: str | None = None
     penalty: float | None = None
@@ -397,20 +407,33 @@ def _jaccard(a: str, b: str) -> float:
     return len(words_a & words_b) / union if union else 0.0
 
 
-def _collect(results: Mapping[str, Sequence[RetrievedItem]]) -> tuple[list[_Candidate], list[str]]:
-    """One candidate per distinct result: the same (collection, item_id) or the same text found
-    in several lists is one result whose lists all contribute (each list once, its best rank)."""
-    by_id: dict[tuple[str, str], _Candidate] = {}
-    by_text: dict[str, _Candidate] = {}
-    candidates: list[_Candidate] = []
-    empty: list[str] = []
+def _list_names(results: Mapping[str, Sequence[RetrievedItem]]) -> tuple[list[str], list[str]]:
+    """(names of the lists with results, names of the empty ones), in the mapping's order."""
+    lists, empty = [], []
     for list_name, items in results.items():
         if not isinstance(list_name, str) or not list_name:
             raise ValueError(f"collection names must be non-empty strings, got {list_name!r}")
-        if items is None or len(items) == 0:
-            empty.append(list_name)
-            continue
-        for item in items:
+        (lists if items is not None and len(items) else empty).append(list_name)
+    return lists, empty
+
+
+def _collect(
+    results: Mapping[str, Sequence[RetrievedItem]], lists: list[str], weights: Mapping[str, float], k: float
+) -> list[_Candidate]:
+    """One candidate per distinct result: the same (collection, item_id) or the same text found
+    in several lists is one result whose lists all contribute (each list once, its best rank).
+
+    Lists are read in name order, so the candidates' order (the last tie-break) does not depend
+    on the mapping's order. A result's RRF is set from its first rank here; the few found more
+    than once are re-scored by ``_rrf_scores``.
+    """
+    by_id: dict[tuple[str, str], _Candidate] = {}
+    by_text: dict[str, _Candidate] = {}
+    candidates: list[_Candidate] = []
+    again: list[_Candidate] = []
+    for list_name in sorted(lists):
+        weight = weights[list_name]
+        for item in results[list_name]:
             if type(item) is not RetrievedItem and not isinstance(item, RetrievedItem):
                 raise TypeError(f"{list_name}: expected RetrievedItem, got {type(item).__name__}")
             rank = item.rank
@@ -420,39 +443,49 @@ def _collect(results: Mapping[str, Sequence[RetrievedItem]]) -> tuple[list[_Cand
             if type(text) is not str and not isinstance(text, str):
                 raise TypeError(f"{list_name}: text of {item.item_id!r} must be a string, got {type(text).__name__}")
             key = (item.collection, item.item_id)
-            has_text = bool(text) and not text.isspace()
             found = by_id.get(key)
             if found is None:
+                has_text = bool(text) and not text.isspace()
                 found = by_text.get(text) if has_text else None
                 if found is None:
                     found = _Candidate(item, has_text)
+                    found.ranks[list_name] = rank
+                    found.weighted = weight / (k + rank)
+                    found.rrf = 1.0 / (k + rank)
+                    found.best_rank = rank
+                    found.index = len(candidates)
                     candidates.append(found)
-                else:
-                    found.add_copy(key, item)
+                    by_id[key] = found
+                    if has_text:
+                        by_text[text] = found
+                    continue
+                found.add_copy(key, item)
                 by_id[key] = found
-                if has_text and text not in by_text:
-                    by_text[text] = found
+            if not found.again:
+                found.again = True
+                again.append(found)
             ranks = found.ranks
             previous = ranks.get(list_name)
             if previous is None or rank < previous:
                 ranks[list_name] = rank
                 if found.rank_key is not None:
                     found.rank_key[list_name] = key
-    return candidates, empty
+    _rrf_scores(again, weights, k)
+    return candidates
 
 
-def _score(candidates: list[_Candidate], weights: Mapping[str, float], k: float, rules: QualityRules) -> None:
-    signals_of = rules.signals
+def _rrf_scores(candidates: list[_Candidate], weights: Mapping[str, float], k: float) -> None:
+    """Base and weighted RRF of every candidate, its best rank and its representative copy."""
     for cand in candidates:
         ranks = cand.ranks
         if len(ranks) == 1:
             for list_name, rank in ranks.items():
-                weighted = weights[list_name] / (k + rank)
+                cand.weighted = weights[list_name] / (k + rank)
                 cand.rrf = 1.0 / (k + rank)
                 cand.best_rank = rank
         else:
             # fsum is exactly rounded: the score does not depend on the order of the lists
-            weighted = math.fsum(weights[name] / (k + rank) for name, rank in ranks.items())
+            cand.weighted = math.fsum(weights[name] / (k + rank) for name, rank in ranks.items())
             cand.rrf = math.fsum(1.0 / (k + rank) for rank in ranks.values())
             cand.best_rank = min(ranks.values())
         if cand.copies is not None:
@@ -462,10 +495,11 @@ def _score(candidates: list[_Candidate], weights: Mapping[str, float], k: float,
             representative = cand.copies[rank_key[best]]
             cand.item = representative
             cand.duplicates = tuple(c for c in cand.copies.values() if c is not representative)
-        cand.weighted = weighted
-        cand.signals, multiplier = signals_of(cand.item)
-        cand.multiplier = multiplier
-        cand.quality = weighted * multiplier
+
+
+def _apply_quality(cand: _Candidate, rules: QualityRules) -> None:
+    cand.signals, cand.multiplier = rules.signals(cand.item)
+    cand.quality = cand.weighted * cand.multiplier
 
 
 def _contributions(cand: _Candidate, weights: Mapping[str, float], k: float) -> dict[str, float]:
@@ -550,14 +584,25 @@ def _update_similarity(cand: _Candidate, others: Sequence[_Candidate], vocabular
         cand.maxsim, cand.similar_to = best, _label(best_other.item)
 
 
-def _select(candidates: list[_Candidate], config: FusionConfig, diversity: float, counter: Any) -> int:
-    """Greedy selection by fused score within the budget; returns the tokens used.
+def _heap_entry(cand: _Candidate, index: int, key: float) -> tuple[float, int, int]:
+    # ties: the better best rank, then the candidate's place (lists read in name order)
+    return (-key, cand.best_rank, index)
 
-    Under ``diversity_against="selected"`` a result's penalty depends on what is already
-    selected, and only grows as the selection grows: the heap holds upper bounds, a popped result
-    whose penalty is stale is re-scored and pushed back (lazy greedy, exact). With
+
+def _select(
+    candidates: list[_Candidate], config: FusionConfig, diversity: float, counter: Any, rules: QualityRules
+) -> tuple[int, str | None]:
+    """Greedy selection by fused score within the budget; returns (tokens used, why it stopped).
+
+    Scores are refined lazily, as the CELF algorithm does: the heap holds upper bounds, and a
+    popped result whose key is not yet exact is refined and pushed back. Bounds, from loose to
+    exact: weighted score x the largest possible quality multiplier (quality signals not yet
+    computed), then the quality score (diversity penalty not yet up to date with the selection),
+    then the fused score. A penalty only grows as the selection grows, so every key stays an
+    upper bound and results come off the heap in exact fused-score order. With
     ``fill_after_misfit`` a result that cannot fit any more (its known or least token count is
-    above what is left) is set aside without re-scoring: whatever its score, it cannot be chosen.
+    above what is left) is set aside without refining: whatever its score, it cannot be chosen.
+    Results never popped keep a bound; ``fuse`` completes them only if the caller reads them.
     """
     budget = config.max_context_tokens
     remaining = budget
@@ -566,53 +611,73 @@ def _select(candidates: list[_Candidate], config: FusionConfig, diversity: float
     fill = config.fill_after_misfit
     vocabulary = _Vocabulary()
     if diversity > 0 and config.diversity_against == "ranked_above":
-        # The seed's code: each result is penalised by its similarity to every result ranked above.
-        for position, cand in enumerate(candidates):
-            _update_similarity(cand, candidates[:position], vocabulary)
+        # The seed's code: each result is penalised by its similarity to every result ranked
+        # above it by quality score, selected or not, so every quality score is needed first.
+        for cand in candidates:
+            _apply_quality(cand, rules)
+        by_quality = sorted(candidates, key=lambda c: (-c.quality, c.best_rank, c.index))
+        for position, cand in enumerate(by_quality):
+            _update_similarity(cand, by_quality[:position], vocabulary)
             cand.penalty = diversity * cand.maxsim
             cand.fused = cand.quality * (1.0 - cand.penalty)
+        heap = [_heap_entry(cand, i, cand.fused) for i, cand in enumerate(candidates)]
     else:
-        for cand in candidates:
-            cand.penalty = None if lazy else 0.0
-            cand.fused = cand.quality
-    heap = [(-cand.fused, cand.order) for cand in candidates]
+        bound = rules.max_multiplier
+        heap = [_heap_entry(cand, i, cand.weighted * bound) for i, cand in enumerate(candidates)]
     heapq.heapify(heap)
+    counter_name = _counter_name(counter)
     # when every token count is known (chunks carry token_count), the smallest one tells when
     # nothing can fit any more, and the rest need not be looked at
-    counter_name = _counter_name(counter)
     smallest = _smallest_known_tokens(candidates, counter_name) if fill else None
     stopped: str | None = None
     while heap:
-        _neg, order = heapq.heappop(heap)
-        cand = candidates[order]
-        if not cand.has_text:
-            cand.examined, cand.reason = True, "empty text: nothing to put in the context"
-            continue
-        if cand.quality <= 0:
-            cand.examined, cand.reason = True, "zero weight: every list that found it has collection weight 0"
+        entry = heapq.heappop(heap)
+        cand = candidates[entry[-1]]
+        if not cand.has_text or cand.weighted <= 0:
+            if cand.signals is None:
+                _apply_quality(cand, rules)
+            cand.fused, cand.penalty, cand.examined = cand.quality, 0.0, True
+            cand.reason = (
+                "empty text: nothing to put in the context"
+                if not cand.has_text
+                else "zero weight: every list that found it has collection weight 0"
+            )
             continue
         if remaining <= 0 or smallest is not None and remaining < smallest:
-            stopped = f"budget full: {budget - remaining} of {budget} tokens used, less left than any result needs"
-            heapq.heappush(heap, (_neg, order))
+            stopped = (
+                f"budget full: {budget - remaining} of {budget} tokens used"
+                + (", less left than any result needs" if remaining > 0 else "")
+                + ", before its turn"
+            )
+            heapq.heappush(heap, entry)
             break
+        if cand.signals is None:
+            _apply_quality(cand, rules)
+            cand.fused = cand.quality
+            if not lazy:
+                cand.penalty = 0.0
+            heapq.heappush(heap, _heap_entry(cand, entry[-1], cand.fused))
+            continue
         if fill:
             at_least = _min_tokens(cand, counter_name)
             if at_least is not None and at_least > remaining:
                 cand.examined = True
                 cand.reason = f"does not fit: {_token_words(cand, at_least)}, {remaining} of {budget} left"
-                if lazy and (cand.penalty is None or cand.version != len(selected)):
+                if lazy and (cand.penalty is None or cand.version != len(selected)) and selected:
                     cand.penalty = None  # not brought up to date: fused is an upper bound
+                elif lazy and not selected:
+                    cand.penalty = 0.0
                 continue
         if lazy:
             if not selected:
                 cand.penalty, cand.version = 0.0, 0  # nothing selected yet: no penalty, score exact
             elif cand.penalty is None or cand.version != len(selected):
-                # stale upper bound: bring the penalty up to date with the results selected since
+                # stale: bring the penalty up to date with the results selected since
                 _update_similarity(cand, selected[cand.version if cand.penalty is not None else 0 :], vocabulary)
                 cand.penalty = diversity * cand.maxsim
                 cand.fused = cand.quality * (1.0 - cand.penalty)
                 cand.version = len(selected)
-                heapq.heappush(heap, (-cand.fused, order))
+                heapq.heappush(heap, _heap_entry(cand, entry[-1], cand.fused))
                 continue
         cand.examined = True
         tokens = _tokens(cand, counter, counter_name)
@@ -625,12 +690,7 @@ def _select(candidates: list[_Candidate], config: FusionConfig, diversity: float
             if not fill:
                 stopped = f"not tried: selection stops at the first result that does not fit ({_label(cand.item)})"
                 break
-    for _neg, order in heap:
-        cand = candidates[order]
-        cand.reason = stopped or cand.reason
-        if lazy and (cand.penalty is None or cand.version != len(selected)):
-            cand.penalty = None  # not brought up to date: fused is an upper bound
-    return budget - remaining
+    return budget - remaining, stopped
 
 
 def _token_words(cand: _Candidate, at_least: int) -> str:
@@ -708,38 +768,47 @@ def fuse(
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
 
-    candidates, empty = _collect(results)
-    lists = [name for name in results if name not in empty]
+    lists, empty = _list_names(results)
     weights = effective_weights(lists, config, preset)
-    _score(candidates, weights, config.k, QualityRules(config, preset, now))
-    # deterministic order whatever the mapping's order: quality, best rank, then identity
-    candidates.sort(key=lambda c: (-c.quality, c.best_rank, c.item.collection, c.item.item_id))
-    for order, cand in enumerate(candidates):
-        cand.order = order
+    candidates = _collect(results, lists, weights, config.k)
+    rules = QualityRules(config, preset, now)
     if token_counter is None:
         from kg_pipelines.ingestion.tokens import default_token_counter
 
         token_counter = default_token_counter()
-    tokens_used = _select(candidates, config, diversity, token_counter)
+    tokens_used, stopped = _select(candidates, config, diversity, token_counter, rules)
 
-    # final score order; candidates are in ``order`` now and the sort is stable, so ties stay
-    # as the selection broke them (reverse=True keeps stability)
-    candidates.sort(key=_FUSED, reverse=True)
-    total = len(candidates)
-    for score_rank, cand in enumerate(candidates, 1):
+    # Score order. Results the selection decided on came off the heap before any other, so they
+    # take the first places; the rest are ranked only if the caller reads ``excluded``.
+    examined = sorted((c for c in candidates if c.examined), key=_score_order)
+    for score_rank, cand in enumerate(examined, 1):
         cand.score_rank = score_rank
-    ordered = order_context([c for c in candidates if c.selected], preset.context_order)
+    total = len(candidates)
+    ordered = order_context([c for c in examined if c.selected], preset.context_order)
     k = config.k
     selected = []
     for position, cand in enumerate(ordered, 1):
         contributions = _contributions(cand, weights, k)
         reason = _selection_reason(cand, contributions, total)
         selected.append(_merged(cand, contributions, reason, position))
+    lazy_penalty = diversity > 0 and config.diversity_against == "selected"
 
     def excluded() -> tuple[MergedResult, ...]:
+        rest = [c for c in candidates if not c.examined]
+        for cand in rest:
+            if cand.signals is None:
+                _apply_quality(cand, rules)
+            if lazy_penalty:
+                cand.fused, cand.penalty = cand.quality, None  # an upper bound: penalty not computed
+            elif cand.penalty is None:
+                cand.fused, cand.penalty = cand.quality, 0.0
+            cand.reason = stopped or cand.reason
+        rest.sort(key=_score_order)
+        for score_rank, cand in enumerate(rest, len(examined) + 1):
+            cand.score_rank = score_rank
         return tuple(
             _merged(cand, _contributions(cand, weights, k), _exclusion_reason(cand))
-            for cand in candidates
+            for cand in (*examined, *rest)
             if not cand.selected
         )
 
@@ -758,7 +827,8 @@ def fuse(
     )
 
 
-_FUSED = attrgetter("fused")
+def _score_order(cand: _Candidate) -> tuple[float, int, int]:
+    return (-cand.fused, cand.best_rank, cand.index)
 
 
 def _exclusion_reason(cand: _Candidate) -> str:
