@@ -16,9 +16,12 @@ results are then ordered for the LLM (primacy / recency: best first, second best
 result, selected or not, comes back as a :class:`MergedResult` carrying its ranks, per-list
 contributions, quality multipliers, diversity penalty and the reason it was (not) selected.
 
-The diversity penalty is computed lazily (CELF): a result's fused score can only fall as the
-context grows, so its last computed score is an upper bound and only results that reach the top
-of the heap are re-scored. That keeps ``fuse`` exact and a few milliseconds for 1000 results.
+Scores are refined lazily (the CELF algorithm): a heap holds an upper bound per result
+(weighted score x the largest quality multiplier, then the quality score, then the fused score
+against the selection so far; a penalty only grows as the selection grows) and only a result
+that reaches the top is refined. The selection is the same as re-scoring everything each round,
+and 1000 results fuse in a few milliseconds. Results the selection never reached are scored
+only if the caller reads ``FusionResult.excluded``.
 """
 
 from __future__ import annotations
@@ -49,9 +52,8 @@ class RetrievedItem:
     rank: int  # 1-based rank within its list
     document_id: str | None = None
     title: str | None = None
-    metadata: Mapping = field(
-        default_factory=dict
-    )  # optional quality signals (created_at, file_type, token_count, seq)
+    # optional quality signals and hints: created_at, file_type, has_title, token_count, seq
+    metadata: Mapping = field(default_factory=dict)
 
 
 class FusionConfig(FusionSettings):
@@ -75,7 +77,7 @@ class MergedResult:
     weighted_score: float  # sum of weight / (k + rank)
     quality_multiplier: float
     quality_signals: Mapping[str, float]  # signal name -> multiplier (only the ones that applied)
-    diversity_penalty: float | None  # fraction taken off (f x maxsim); None: never examined
+    diversity_penalty: float | None  # fraction taken off (f x maxsim); None: not up to date (score is a bound)
     similar_to: str | None  # "collection/item_id" of the most similar result already selected
     ranks: Mapping[str, int]  # list (collection) name -> rank there
     contributions: Mapping[str, float]  # list name -> weight / (k + rank)
