@@ -14,13 +14,13 @@ from kg_pipelines.config import FusionSettings, KGSettings, load_settings
 from kg_pipelines.retrieval.fusion import (
     FusionConfig,
     RetrievedItem,
-    _jaccard,
     classify_query,
     fuse,
     is_step_by_step,
     order_context,
     quality_signals,
     reciprocal_rank_fusion,
+    text_similarity,
 )
 
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -331,8 +331,8 @@ def test_step_by_step_detection():
 
 
 def test_jaccard_is_the_seeds_word_set_similarity():
-    assert _jaccard("Alpha beta gamma delta", "alpha BETA epsilon zeta") == pytest.approx(2 / 6)
-    assert _jaccard("", "") == 0.0
+    assert text_similarity("Alpha beta gamma delta", "alpha BETA epsilon zeta") == pytest.approx(2 / 6)
+    assert text_similarity("", "") == 0.0
 
 
 def test_diversity_penalty_hand_computed():
@@ -388,7 +388,7 @@ def _reference_selection(results, config, counter):
     while pool and remaining > 0:
 
         def current(p):
-            sim = max((_jaccard(p[0].text, s.text) for s in selected), default=0.0)
+            sim = max((text_similarity(p[0].text, s.text) for s in selected), default=0.0)
             return p[1] * (1 - config.diversity_factor * sim)
 
         best = max(pool, key=lambda p: (current(p), -order[id(p[0])]))
@@ -618,6 +618,18 @@ def test_determinism():
     first = snapshot(results)
     assert first and first == snapshot(results)
     assert first == snapshot(dict(reversed(list(results.items()))))
+
+
+def test_results_the_selection_never_reached_are_scored_when_read():
+    items = [item("bio", f"c{r}", r, f"alpha beta w{r}", metadata={"token_count": 10}) for r in range(1, 9)]
+    out = fuse({"bio": items}, "Why?", FusionConfig(max_context_tokens=20), token_counter=WORDS, now=NOW)
+    assert [r.item_id for r in sorted(out.selected, key=lambda r: r.score_rank)] == ["c1", "c2"]
+    late = by_id(out)["c8"]
+    assert late.diversity_penalty is None and late.fused_score == pytest.approx(late.quality_score)
+    assert late.selection_reason.startswith("budget full: 20 of 20 tokens used")
+    assert late.selection_reason.endswith("(fused score is an upper bound: diversity penalty not brought up to date)")
+    assert late.quality_signals == {"short": 0.8}  # computed when read
+    assert by_id(out)["c2"].diversity_penalty == pytest.approx(0.2 * 2 / 4)
 
 
 def test_excluded_results_carry_reasons_and_scores():

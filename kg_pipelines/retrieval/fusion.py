@@ -402,8 +402,9 @@ def _label(item: RetrievedItem) -> str:
     return f"{item.collection}/{item.item_id}"
 
 
-def _jaccard(a: str, b: str) -> float:
-    """Word-set Jaccard similarity, as the seed's ``_calculate_text_similarity``."""
+def text_similarity(a: str, b: str) -> float:
+    """Word-set Jaccard similarity, as the seed's ``_calculate_text_similarity``: the measure of
+    the diversity penalty (``_select`` computes the same on bitmasks, without building sets)."""
     words_a, words_b = set(a.lower().split()), set(b.lower().split())
     union = len(words_a | words_b)
     return len(words_a & words_b) / union if union else 0.0
