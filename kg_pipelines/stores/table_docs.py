@@ -109,12 +109,13 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
     "kg_nodes": {
         "node_id": "`<entity type>:<normalized name>` for entities, `chunk:<chunk_id>`, `question:<question_id>`.",
-        "node_kind": "entity / chunk / question.",
+        "node_kind": "entity / chunk / question / title (a document title, linked to its chunks and namesake entity).",
         "node_type": "The entity type for entities, `chunk` for chunks, `atomic_question` for questions.",
         "name": "Entity name, `<document title> [n]` for a chunk, the question for a question "
         "(from the earliest supporting chunk).",
         "description": "Entity description, the chunk's summary (else its first 300 characters), or the question.",
-        "topic_key": "`type:<entity type>` for entities, `doc:<document_id>` for chunks and questions.",
+        "topic_key": "`type:<entity type>` for entities, `doc:<document_id>` for chunks and questions, "
+        "`type:title` for titles.",
         "energy": "JSON map: collection -> tanh(0.2 x the node's supporting chunks in that collection).",
         "base_weight": "Weight of the node for consolidation and merges (1.0 when the pipeline creates it).",
         "support_count": "Supporting chunks: the node's rows in kg_node_support.",
@@ -128,7 +129,8 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
         "source_id": "Node the edge starts at (kg_nodes.node_id).",
         "target_id": "Node the edge points to (kg_nodes.node_id).",
-        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk).",
+        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk), "
+        "TITLE_OF (title -> chunk of its document), NAMES (title -> entity of the same normalized name).",
         "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
         "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
         "created_at": "When the edge was created (kept when documents are ingested again).",
