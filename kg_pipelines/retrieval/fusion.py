@@ -289,7 +289,10 @@ class QualityRules:
         q = config.quality
         self.q = q
         self.structured = {t.lower().lstrip(".") for t in q.structured_file_types}
-        self.recent_after = now - timedelta(days=q.recent_days)
+        try:
+            self.recent_after = now - timedelta(days=q.recent_days)
+        except OverflowError:  # a window reaching before year 1: everything is recent
+            self.recent_after = datetime.min.replace(tzinfo=UTC)
         self.recency_boost = preset.recency_boost if preset.recency_boost is not None else q.recency_boost
         self.step_boost = preset.step_boost
         # the largest product any result can get: weighted score x this bounds its quality score
@@ -542,9 +545,14 @@ def _smallest_known_tokens(candidates: list[_Candidate], counter_name: str | Non
     """The smallest token count when every result's is known, else None."""
     smallest = None
     for cand in candidates:
-        known = _known_tokens(cand, counter_name)
-        if known is None:
-            return None
+        metadata = cand.item.metadata
+        known = metadata.get("token_count") if metadata else None
+        if type(known) is int and known >= 0:
+            cand.tokens = known
+        else:
+            known = _known_tokens(cand, counter_name)
+            if known is None:
+                return None
         if smallest is None or known < smallest:
             smallest = known
     return smallest
@@ -623,10 +631,10 @@ def _select(
             _update_similarity(cand, by_quality[:position], vocabulary)
             cand.penalty = diversity * cand.maxsim
             cand.fused = cand.quality * (1.0 - cand.penalty)
-        heap = [_heap_entry(cand, i, cand.fused) for i, cand in enumerate(candidates)]
+        heap = [(-cand.fused, cand.best_rank, i) for i, cand in enumerate(candidates)]
     else:
-        bound = rules.max_multiplier
-        heap = [_heap_entry(cand, i, cand.weighted * bound) for i, cand in enumerate(candidates)]
+        bound = -rules.max_multiplier
+        heap = [(cand.weighted * bound, cand.best_rank, i) for i, cand in enumerate(candidates)]
     heapq.heapify(heap)
     counter_name = _counter_name(counter)
     # when every token count is known (chunks carry token_count), the smallest one tells when
