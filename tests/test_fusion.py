@@ -515,6 +515,7 @@ def test_document_order_groups_by_document_in_reading_order():
         ("What are the steps to extract RNA from liver tissue?", "procedural"),
         ("Give me step-by-step instructions for the assay", "procedural"),
         ("Install the client and connect it to the server", "procedural"),
+        ("Build of the first transatlantic cable", "general"),
         ("Why does fasting raise ketone levels?", "analytical"),
         ("How does metformin lower blood glucose?", "analytical"),
         ("Compare rapamycin and metformin as longevity drugs", "analytical"),

@@ -8,7 +8,7 @@ checked in this order (the first that matches decides):
 1. procedural: it asks how to do something ("how to", "how do/can/should I|we|you|one",
    "what are the steps", "steps to/for", "step by step", "instructions", "procedure", "guide to",
    "tutorial", "walk me through"), or it opens with an imperative verb of doing
-   (install, configure, set up, create, build, deploy, ...);
+   (install, configure, set up, create, build, deploy, ..., not followed by "of");
 2. analytical: it asks why or how something works, or to compare, explain or evaluate ("why",
    "how does/do/did/is/are/can <something>", "compare", "difference(s) between", "differ",
    "versus", "vs", "relationship between", "impact of", "effect(s) of", "affect", "pros and cons",
@@ -37,10 +37,12 @@ class QueryClass(NamedTuple):
 
 
 _PRONOUN = r"(?:i|we|you|one|someone|people)"
+# Verbs of doing that open an instruction ("Install the client ..."); words that also open noun
+# phrases ("Use of ...", "Start of ...", "Cook County ...") are left out, and "<verb> of" is not
+# an instruction.
 _DOING_VERBS = (
     "install|configure|set up|setup|create|build|deploy|run|make|write|add|remove|delete|enable|disable|"
-    "upgrade|update|migrate|connect|import|export|convert|prepare|start|stop|use|fix|troubleshoot|"
-    "reset|restore|backup|back up|compile|train|measure|calculate|cook|bake"
+    "upgrade|migrate|connect|convert|prepare|compile|troubleshoot|restore|back up|uninstall|initiali[sz]e"
 )
 
 # (strategy, compiled rule, cue shown in the reason) in decision order.
@@ -58,7 +60,11 @@ _RULES: list[tuple[str, re.Pattern[str], str]] = [
         "asks for instructions",
     ),
     ("procedural", re.compile(r"\bwalk\s+(?:me|us)\s+through\b"), "asks to be walked through"),
-    ("procedural", re.compile(rf"^\s*(?:please\s+)?(?:{_DOING_VERBS})\b"), "opens with an imperative verb"),
+    (
+        "procedural",
+        re.compile(rf"^\s*(?:please\s+)?(?:{_DOING_VERBS})\b(?!\s+of\b)"),
+        "opens with an imperative verb",
+    ),
     ("analytical", re.compile(r"^\s*why\b|\bwhy\s+(?:is|are|do|does|did|was|were)\b"), "asks why"),
     (
         "analytical",
