@@ -447,6 +447,7 @@ def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
 
     host = host or settings.api.host
     port = port or settings.api.port
+    _quiet_model_loading()
     click.echo(f"serving {settings.data_dir} on http://{host}:{port} (docs: /docs); Ctrl-C stops")
     server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning"))
     try:
@@ -455,6 +456,16 @@ def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
         pass
     if server.should_exit:
         click.echo("stopped", err=True)
+
+
+def _quiet_model_loading() -> None:
+    """No progress bars from loading the embedding model in a server's log."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        return
+    transformers_logging.disable_progress_bar()
 
 
 # -- helpers --------------------------------------------------------------------------------------
