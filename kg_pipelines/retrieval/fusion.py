@@ -803,16 +803,21 @@ def fuse(
         reason = _selection_reason(cand, contributions, total)
         selected.append(_merged(cand, contributions, reason, position))
     lazy_penalty = diversity > 0 and config.diversity_against == "selected"
+    selected_count = len(selected)
 
     def excluded() -> tuple[MergedResult, ...]:
         rest = [c for c in candidates if not c.examined]
         for cand in rest:
             if cand.signals is None:
                 _apply_quality(cand, rules)
-            if lazy_penalty:
-                cand.fused, cand.penalty = cand.quality, None  # an upper bound: penalty not computed
-            elif cand.penalty is None:
-                cand.fused, cand.penalty = cand.quality, 0.0
+            if not lazy_penalty or selected_count == 0:
+                if cand.penalty is None:
+                    cand.penalty = 0.0  # no penalty applies (none configured, or nothing selected)
+                    cand.fused = cand.quality
+            elif cand.penalty is None or cand.version != selected_count:
+                # compared with part of the selection at most: the score is an upper bound
+                cand.penalty = None
+                cand.fused = cand.quality * (1.0 - diversity * cand.maxsim)
             cand.reason = stopped or cand.reason
         rest.sort(key=_score_order)
         for score_rank, cand in enumerate(rest, len(examined) + 1):
