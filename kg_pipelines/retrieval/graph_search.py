@@ -154,6 +154,7 @@ class SearchIndex:
     key_ids: np.ndarray  # per node, an integer id of its node_key (two types of one name share it)
     position: dict[str, int]
     specificity: np.ndarray  # per node, 1 / (1 + HUB_PENALTY * ln(1 + degree)): hubs reveal less
+    log_specificity: list[float]
     # CSR adjacency over edges between named nodes, each node's edges strongest first
     out_offsets: np.ndarray
     out_edges: np.ndarray  # edge row numbers
@@ -213,6 +214,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     in_offsets, in_order = _csr(target[rows], strength[rows], n)
     degree = np.diff(out_offsets) + np.diff(in_offsets)
     specificity = 1.0 / (1.0 + HUB_PENALTY * np.log1p(degree))
+    log_specificity = np.log(specificity).tolist()
 
     # support rows grouped by edge row (the snapshot sorts them by edge_id)
     edge_ids = edges.column("edge_id").to_pylist()
@@ -239,6 +241,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
         key_ids=key_ids,
         position=position,
         specificity=specificity,
+        log_specificity=log_specificity,
         out_offsets=out_offsets,
         out_edges=rows[out_order],
         in_offsets=in_offsets,
@@ -374,14 +377,21 @@ def graph_search(
         return result
 
     candidates = []
+    grounded_rows: dict[int, bool] = {}  # per search: a hub's edges recur in many paths
+    documents_rows: dict[int, frozenset] = {}
     for match in result.matched:
         start = index.position[match.node_id]
         backwards = index.out_offsets[start] == index.out_offsets[start + 1]
         for edges, nodes, log_sum in _walk(index, start, depth, rules.fanout, rules.beam, backwards):
-            mean_support = float(np.mean(index.edge_support[list(edges)]))
-            grounded = sum(_names_both_ends(index, row) for row in edges) / len(edges)
-            coherent = _coherence(index, edges)
-            specific = math.exp(float(np.mean([math.log(index.specificity[n]) for n in nodes[1:]])))
+            for row in edges:
+                if row not in grounded_rows:
+                    grounded_rows[row] = _names_both_ends(index, row)
+                    documents_rows[row] = _edge_documents(index, row)
+            mean_support = sum(index.edge_support[row] for row in edges) / len(edges)
+            grounded = sum(grounded_rows[row] for row in edges) / len(edges)
+            pairs = list(zip(edges, edges[1:]))
+            coherent = sum(bool(documents_rows[a] & documents_rows[b]) for a, b in pairs) / len(pairs) if pairs else 1.0
+            specific = math.exp(sum(index.log_specificity[n] for n in nodes[1:]) / (len(nodes) - 1))
             score = (
                 match.score
                 * math.exp(log_sum / len(edges))
@@ -410,17 +420,11 @@ def _names_both_ends(index: SearchIndex, row: int) -> bool:
     return all(node_key(index.names[int(end)]) in text for end in (index.edge_source[row], index.edge_target[row]))
 
 
-def _edge_documents(index: SearchIndex, row: int) -> set[str]:
-    return set(index.support_document[index.support_offsets[row] : index.support_offsets[row + 1]])
-
-
-def _coherence(index: SearchIndex, edges: tuple[int, ...]) -> float:
-    """Share of consecutive hops that some document supports together (the path stays on a topic
-    a source discusses, rather than jumping between unrelated documents through a common name)."""
-    if len(edges) < 2:
-        return 1.0
-    pairs = list(zip(edges, edges[1:]))
-    return sum(bool(_edge_documents(index, a) & _edge_documents(index, b)) for a, b in pairs) / len(pairs)
+def _edge_documents(index: SearchIndex, row: int) -> frozenset[str]:
+    """Documents supporting the edge. Coherence of a path: the share of its consecutive hops that
+    some document supports together (the path stays on a topic a source discusses, rather than
+    jumping between unrelated documents through a common name)."""
+    return frozenset(index.support_document[index.support_offsets[row] : index.support_offsets[row + 1]])
 
 
 def _select_diverse(index: SearchIndex, candidates: list, limit: int) -> list[GraphPath]:
@@ -431,13 +435,12 @@ def _select_diverse(index: SearchIndex, candidates: list, limit: int) -> list[Gr
     first_hops: dict[int, int] = {}
     pool = []
     for score, edges, _nodes, backwards in candidates:
-        hops = [_hop(index, row, backwards) for row in edges]
-        if backwards:
-            hops.reverse()  # walked into the term: shown as a chain that ends at it
-        key = tuple(h.text() for h in hops)
+        # the line as shown (names and descriptions), without building the hops of every candidate
+        key = tuple((index.edge_source[row], index.edge_explanations[row], index.edge_target[row]) for row in edges)
+        key = tuple((index.names[a], d, index.names[b]) for a, d, b in key)
         if key not in seen:
             seen.add(key)
-            pool.append((score, edges, hops))
+            pool.append((score, edges, backwards))
     while pool and len(chosen) < limit:
         best = max(
             range(len(pool)),
@@ -447,7 +450,10 @@ def _select_diverse(index: SearchIndex, candidates: list, limit: int) -> list[Gr
                 else pool[k][0]
             ),
         )
-        score, edges, hops = pool.pop(best)
+        score, edges, backwards = pool.pop(best)
+        hops = [_hop(index, row, backwards) for row in edges]
+        if backwards:
+            hops.reverse()  # walked into the term: shown as a chain that ends at it
         shown = score * SHARED_PREFIX_PENALTY ** first_hops.get(edges[0], 0) if len(edges) > 1 else score
         first_hops[edges[0]] = first_hops.get(edges[0], 0) + 1
         chosen.append(GraphPath(score=round(shown, 6), hops=hops, sources=_sources(index, edges)))
