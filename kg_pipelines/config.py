@@ -184,6 +184,12 @@ class GraphSearchSettings(_Strict):
         default=0.55, ge=-1, le=1, description="Cosine similarity a node vector needs when no name matches"
     )
     max_start_nodes: int = Field(default=3, ge=1, le=50, description="Matched nodes the paths may start from")
+    reload_wait_s: float = Field(
+        default=1.0,
+        ge=0,
+        le=60,
+        description="How long a search waits for a newer snapshot's index before the previous snapshot answers",
+    )
 
 
 class RationaleQASettings(_Strict):

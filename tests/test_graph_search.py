@@ -239,3 +239,31 @@ def test_search_graph_queues_the_edges_of_the_returned_paths(small_graph):
     assert pending_activations(settings) == len(result.edge_ids) == 2
     search_graph(settings, "Zebrafish")
     assert pending_activations(settings) == 2  # nothing used, nothing queued
+
+
+def test_a_newer_snapshot_is_indexed_in_the_background_while_the_previous_answers(small_graph, monkeypatch):
+    import threading
+
+    from kg_pipelines.retrieval import graph_search as module
+
+    settings, conn = small_graph
+    settings = settings.model_copy(
+        update={"graph_search": settings.graph_search.model_copy(update={"reload_wait_s": 0.0})}
+    )
+    first = search_graph(settings, "Oleoylethanolamide", record=False).snapshot_version
+    with transaction(conn):
+        insert_rows(conn, "kg_nodes", [_node("anandamide", "Anandamide")])
+    publish_graph_snapshot(conn, settings)
+    release = threading.Event()
+    real_build = module.build_search_index
+
+    def slow_build(snapshot):
+        release.wait(30)
+        return real_build(snapshot)
+
+    monkeypatch.setattr(module, "build_search_index", slow_build)
+    while_building = search_graph(settings, "Oleoylethanolamide", record=False)
+    assert while_building.snapshot_version == first and while_building.paths  # the previous one answers
+    release.set()
+    next(iter(module._builders.values())).join(30)
+    assert search_graph(settings, "Oleoylethanolamide", record=False).snapshot_version > first

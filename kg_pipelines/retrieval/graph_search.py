@@ -8,7 +8,8 @@
 How:
 1. **Find the entity**, cheapest first (the dedup cascade of Graphiti): exact on the normalized name
    (``node_key``: case- and separator-insensitive, so ``oleoylethanolamide`` finds
-   ``Oleoylethanolamide``), else fuzzy (rapidfuzz WRatio >= ``fuzzy_min_score``), else the nearest
+   ``Oleoylethanolamide``), else fuzzy (names holding every word of the term by rapidfuzz WRatio,
+   else a misspelling by Levenshtein ratio, >= ``fuzzy_min_score``), else the nearest
    node vectors (LanceDB ``graph_nodes``, cosine >= ``vector_min_similarity``). Chunks and atomic
    questions are not entities: only named nodes are matched and walked.
 2. **Walk out of it** over the edges between named nodes (RELATED and the merger's typed edges; not
@@ -36,6 +37,7 @@ from a snapshot (name index, adjacency in CSR arrays) are built once per snapsho
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -152,6 +154,7 @@ class SearchIndex:
     by_key: dict[str, list[int]]  # node_key(name) -> node indexes (named nodes only)
     named_keys: list[str]  # node_key of each named node, aligned with ``named``
     key_ids: np.ndarray  # per node, an integer id of its node_key (two types of one name share it)
+    by_word: dict[str, list[int]]  # word of a name key -> positions in ``named``
     position: dict[str, int]
     specificity: np.ndarray  # per node, 1 / (1 + HUB_PENALTY * ln(1 + degree)): hubs reveal less
     log_specificity: list[float]
@@ -190,12 +193,18 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     types = nodes.column("node_type").to_pylist()
     position = {node_id: i for i, node_id in enumerate(node_ids)}
     named = np.array([i for i, kind in enumerate(kinds) if kind not in TEXT_KINDS], dtype=np.int64)
-    named_keys = [node_key(names[i]) for i in named]
+    all_keys = [node_key(name) for name in names]
+    named_keys = [all_keys[i] for i in named]
     by_key: dict[str, list[int]] = {}
     for i, key in zip(named.tolist(), named_keys):
         by_key.setdefault(key, []).append(i)
     key_numbers: dict[str, int] = {}
-    key_ids = np.array([key_numbers.setdefault(node_key(name), len(key_numbers)) for name in names], dtype=np.int64)
+    key_ids = np.array([key_numbers.setdefault(key, len(key_numbers)) for key in all_keys], dtype=np.int64)
+    # word -> positions in ``named``: a term that is part of a longer name finds it without a full scan
+    by_word: dict[str, list[int]] = {}
+    for position_in_named, key in enumerate(named_keys):
+        for word in set(key.split()):
+            by_word.setdefault(word, []).append(position_in_named)
 
     n = len(node_ids)
     ids_array = nodes.column("node_id")
@@ -239,6 +248,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
         by_key=by_key,
         named_keys=named_keys,
         key_ids=key_ids,
+        by_word=by_word,
         position=position,
         specificity=specificity,
         log_specificity=log_specificity,
@@ -262,7 +272,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
 
 
 def search_index(snapshot: GraphSnapshot) -> SearchIndex:
-    return snapshot.derived("graph_search_index", build_search_index)
+    return snapshot.derived(INDEX_KEY, build_search_index)
 
 
 # -- step 1: find the entity ------------------------------------------------------------------------
@@ -282,15 +292,9 @@ def match_term(
     if exact:
         return [matched(i, "exact", 1.0) for i in exact[: rules.max_start_nodes]]
     if key and index.named_keys:
-        found = process.extract(
-            key,
-            index.named_keys,
-            scorer=fuzz.WRatio,
-            score_cutoff=rules.fuzzy_min_score,
-            limit=rules.max_start_nodes,
-        )
+        found = _fuzzy(index, key, rules)
         if found:
-            return [matched(int(index.named[pos]), "fuzzy", score / 100.0) for _name, score, pos in found]
+            return [matched(int(index.named[pos]), "fuzzy", score / 100.0) for score, pos in found]
     if embed is None or node_vectors is None:
         return []
     vector = embed(term)
@@ -300,6 +304,32 @@ def match_term(
         if i is not None and similarity >= rules.vector_min_similarity:
             hits.append(matched(i, "vector", similarity))
     return hits
+
+
+def _fuzzy(index: SearchIndex, key: str, rules) -> list[tuple[float, int]]:
+    """(score, position in ``named``) of the best fuzzy matches, cheapest first:
+    1. names that hold every word of the term (a part of a longer name: ``akkermansia``), scored by
+       WRatio (which rewards a term contained in a name) among those few;
+    2. else a misspelling: Levenshtein ratio over every name (rapidfuzz's C++ scan, milliseconds
+       for 100k names, where WRatio over all of them takes a third of a second)."""
+    words = key.split()
+    postings = [index.by_word.get(w) for w in words]
+    if postings and all(postings):
+        holders = set(postings[0]).intersection(*postings[1:]) if len(postings) > 1 else postings[0]
+        holders = sorted(holders)[:5000]
+        found = process.extract(
+            key,
+            [index.named_keys[p] for p in holders],
+            scorer=fuzz.WRatio,
+            score_cutoff=rules.fuzzy_min_score,
+            limit=rules.max_start_nodes,
+        )
+        if found:
+            return [(score, holders[k]) for _name, score, k in found]
+    found = process.extract(
+        key, index.named_keys, scorer=fuzz.ratio, score_cutoff=rules.fuzzy_min_score, limit=rules.max_start_nodes
+    )
+    return [(score, k) for _name, score, k in found]
 
 
 # -- steps 2-4: walk, rank, deduplicate ---------------------------------------------------------------
@@ -522,7 +552,7 @@ def search_graph(settings, term: str, depth: int | None = None, limit: int | Non
         return embedder_for(settings.node_embedding_model, settings.llm).embed([text])[0]
 
     result = graph_search(
-        load_graph_snapshot(settings),
+        _serving_snapshot(settings, load_graph_snapshot(settings)),
         term,
         settings,
         depth,
@@ -533,3 +563,46 @@ def search_graph(settings, term: str, depth: int | None = None, limit: int | Non
     if record and result.paths:
         record_activations(settings, result.edge_ids, "search")
     return result
+
+
+INDEX_KEY = "graph_search_index"
+_serving: dict[str, GraphSnapshot] = {}  # data dir -> the newest snapshot whose index is built
+_serving_lock = threading.Lock()
+
+
+def _serving_snapshot(settings, current: GraphSnapshot | None) -> GraphSnapshot | None:
+    """The snapshot to search: the current one once its index is built. Building the index of a
+    big graph takes seconds (5 s for 500k edges): a server must not stall its requests meanwhile,
+    so a newer version is indexed in a background thread, waited for ``reload_wait_s`` at most,
+    and the previous version answers until it is ready."""
+    if current is None:
+        return None
+    root = str(settings.data_dir)
+    previous = _serving.get(root)
+    if current.has_derived(INDEX_KEY) or previous is None or previous.version >= current.version:
+        search_index(current)  # built already, or nothing older to answer with
+        with _serving_lock:
+            if root not in _serving or _serving[root].version < current.version:
+                _serving[root] = current
+        return current
+    builder = _builders.get(current.version)
+    if builder is None:
+        with _serving_lock:
+            builder = _builders.get(current.version)
+            if builder is None:
+                builder = threading.Thread(target=_index_then_serve, args=(root, current), daemon=True)
+                _builders.clear()  # only the newest version is worth building
+                _builders[current.version] = builder
+                builder.start()
+    builder.join(settings.graph_search.reload_wait_s)
+    return current if current.has_derived(INDEX_KEY) else previous
+
+
+_builders: dict[str, threading.Thread] = {}
+
+
+def _index_then_serve(root: str, snapshot: GraphSnapshot) -> None:
+    search_index(snapshot)
+    with _serving_lock:
+        if root not in _serving or _serving[root].version < snapshot.version:
+            _serving[root] = snapshot

@@ -210,6 +210,9 @@ class GraphSnapshot:
                 self._derived[key] = build(self)
             return self._derived[key]
 
+    def has_derived(self, key: str) -> bool:
+        return key in self._derived
+
     @property
     def empty(self) -> bool:
         return self.nodes.num_rows == 0
