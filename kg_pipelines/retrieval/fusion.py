@@ -519,8 +519,13 @@ _TOKEN_CACHE: dict[tuple[str, str], int] = {}
 _TOKEN_CACHE_SIZE = 20_000
 
 
+# Word counts (the least token count, see _min_tokens) of texts seen recently, for the same reason.
+_WORD_COUNTS: dict[str, int] = {}
+
+
 def clear_token_cache() -> None:
     _TOKEN_CACHE.clear()
+    _WORD_COUNTS.clear()
 
 
 def _counter_name(counter: Any) -> str | None:
@@ -542,7 +547,8 @@ def _known_tokens(cand: _Candidate, counter_name: str | None) -> int | None:
 
 
 def _smallest_known_tokens(candidates: list[_Candidate], counter_name: str | None) -> int | None:
-    """The smallest token count when every result's is known, else None."""
+    """The smallest token count (or least count) when every result's is known, else None."""
+    words_bound = counter_name is not None and counter_name.startswith("wordpiece:")
     smallest = None
     for cand in candidates:
         metadata = cand.item.metadata
@@ -551,6 +557,8 @@ def _smallest_known_tokens(candidates: list[_Candidate], counter_name: str | Non
             cand.tokens = known
         else:
             known = _known_tokens(cand, counter_name)
+            if known is None and words_bound:
+                known = _WORD_COUNTS.get(cand.item.text)  # a least count is enough here
             if known is None:
                 return None
         if smallest is None or known < smallest:
@@ -576,7 +584,13 @@ def _min_tokens(cand: _Candidate, counter_name: str | None) -> int | None:
     if known is not None:
         return known
     if counter_name is not None and counter_name.startswith("wordpiece:"):
-        return len(cand.item.text.split())
+        text = cand.item.text
+        words = _WORD_COUNTS.get(text)
+        if words is None:
+            if len(_WORD_COUNTS) >= _TOKEN_CACHE_SIZE:
+                _WORD_COUNTS.clear()
+            words = _WORD_COUNTS[text] = len(text.split())
+        return words
     return None
 
 
