@@ -142,3 +142,9 @@ def test_sensor_reads_only_the_queue_and_the_asset_applies_it(store, tmp_path):
     edges = snapshot.edges
     counts = dict(zip(edges.column("edge_id").to_pylist(), edges.column("activation_count").to_pylist()))
     assert counts["e1"] == 1  # readers see the reinforced edge without opening DuckDB
+
+
+def test_a_queue_that_cannot_be_written_never_fails_the_reader(tmp_path):
+    settings = load_settings(tmp_path)
+    (tmp_path / "activations.sqlite").mkdir()  # not a database file: every open fails
+    assert record_activations(settings, ["e1"], "search", USED) == 0

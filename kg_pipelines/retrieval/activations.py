@@ -21,6 +21,7 @@ append what they used to a queue, and the unpartitioned ``edge_activations`` ass
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterable
 from contextlib import closing
@@ -33,6 +34,7 @@ import pyarrow as pa
 
 from kg_pipelines.stores.warehouse import transaction
 
+log = logging.getLogger(__name__)
 QUEUE_FILE = "activations.sqlite"
 _CREATE = """CREATE TABLE IF NOT EXISTS activation_queue (
     id INTEGER PRIMARY KEY AUTOINCREMENT, edge_id TEXT NOT NULL, used_by TEXT NOT NULL, used_at TEXT NOT NULL)"""
@@ -59,13 +61,18 @@ def record_activations(settings, edge_ids: Iterable[str], used_by: str, now: dat
     if not edges:
         return 0
     used_at = (now or datetime.now(UTC)).isoformat()
-    with closing(_open(queue_path(settings))) as conn:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(
-            "INSERT INTO activation_queue (edge_id, used_by, used_at) VALUES (?, ?, ?)",
-            [(edge, used_by, used_at) for edge in edges],
-        )
-        conn.execute("COMMIT")
+    try:
+        with closing(_open(queue_path(settings))) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT INTO activation_queue (edge_id, used_by, used_at) VALUES (?, ?, ?)",
+                [(edge, used_by, used_at) for edge in edges],
+            )
+            conn.execute("COMMIT")
+    except (sqlite3.Error, OSError) as exc:
+        # bookkeeping must never fail the search or answer that used the edges
+        log.warning("could not queue %d edge activation(s) in %s: %s", len(edges), queue_path(settings), exc)
+        return 0
     return len(edges)
 
 
