@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, timedelta
 
+import numpy as np
 import pytest
 import yaml
 from pydantic import ValidationError
@@ -257,6 +258,12 @@ def test_empty_text_is_excluded_with_a_reason():
 def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match="rank must be an integer >= 1"):
         fuse({"bio": [item("bio", "a", 0)]}, "q", token_counter=WORDS)
+    with pytest.raises(ValueError, match="rank must be an integer >= 1"):
+        fuse({"bio": [item("bio", "a", True)]}, "q", token_counter=WORDS)
+    with pytest.raises(ValueError, match="rank must be an integer >= 1"):
+        fuse({"bio": [item("bio", "a", 1.5)]}, "q", token_counter=WORDS)
+    numpy_rank = fuse({"bio": [item("bio", "a", np.int64(2))]}, "q", neutral(), token_counter=WORDS, now=NOW)
+    assert numpy_rank.selected[0].ranks == {"bio": 2}
     with pytest.raises(TypeError, match="expected RetrievedItem"):
         fuse({"bio": [("a", 1)]}, "q", token_counter=WORDS)
     with pytest.raises(TypeError, match="results must map"):

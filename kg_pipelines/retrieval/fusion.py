@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -369,10 +370,16 @@ class _Candidate:
     reason = ""
     version = 0
 
-    def __init__(self, item: RetrievedItem, has_text: bool):
+    def __init__(
+        self, item: RetrievedItem, has_text: bool, list_name: str, rank: int, weight: float, k: float, index: int
+    ):
         self.item = item
         self.has_text = has_text
-        self.ranks: dict[str, int] = {}
+        self.ranks: dict[str, int] = {list_name: rank}
+        self.weighted = weight / (k + rank)
+        self.rrf = 1.0 / (k + rank)
+        self.best_rank = rank
+        self.index = index
 
     def add_copy(self, key: tuple[str, str], item: RetrievedItem) -> None:
         if self.copies is None:
@@ -437,30 +444,30 @@ def _collect(
     by_text: dict[str, _Candidate] = {}
     candidates: list[_Candidate] = []
     again: list[_Candidate] = []
+    # locals: this loop runs once per result of every list
+    find_id, find_text, add = by_id.get, by_text.get, candidates.append
+    candidate, item_type = _Candidate, RetrievedItem
     for list_name in sorted(lists):
         weight = weights[list_name]
         for item in results[list_name]:
-            if type(item) is not RetrievedItem and not isinstance(item, RetrievedItem):
+            if type(item) is not item_type and not isinstance(item, item_type):
                 raise TypeError(f"{list_name}: expected RetrievedItem, got {type(item).__name__}")
             rank = item.rank
-            if type(rank) is not int and (isinstance(rank, bool) or not isinstance(rank, int)) or rank < 1:
+            if type(rank) is not int:
+                rank = _checked_rank(rank, list_name, item)
+            elif rank < 1:
                 raise ValueError(f"{list_name}: rank must be an integer >= 1, got {rank!r} for {item.item_id!r}")
             text = item.text
             if type(text) is not str and not isinstance(text, str):
                 raise TypeError(f"{list_name}: text of {item.item_id!r} must be a string, got {type(text).__name__}")
             key = (item.collection, item.item_id)
-            found = by_id.get(key)
+            found = find_id(key)
             if found is None:
                 has_text = bool(text) and not text.isspace()
-                found = by_text.get(text) if has_text else None
+                found = find_text(text) if has_text else None
                 if found is None:
-                    found = _Candidate(item, has_text)
-                    found.ranks[list_name] = rank
-                    found.weighted = weight / (k + rank)
-                    found.rrf = 1.0 / (k + rank)
-                    found.best_rank = rank
-                    found.index = len(candidates)
-                    candidates.append(found)
+                    found = candidate(item, has_text, list_name, rank, weight, k, len(candidates))
+                    add(found)
                     by_id[key] = found
                     if has_text:
                         by_text[text] = found
@@ -478,6 +485,13 @@ def _collect(
                     found.rank_key[list_name] = key
     _rrf_scores(again, weights, k)
     return candidates
+
+
+def _checked_rank(rank: Any, list_name: str, item: RetrievedItem) -> int:
+    """A rank that is not a plain int: any integer type (numpy's too) >= 1, never a bool."""
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 1:
+        raise ValueError(f"{list_name}: rank must be an integer >= 1, got {rank!r} for {item.item_id!r}")
+    return int(rank)
 
 
 def _rrf_scores(candidates: list[_Candidate], weights: Mapping[str, float], k: float) -> None:
