@@ -382,6 +382,7 @@ def search(settings: KGSettings, term: str, depth: int | None, limit: int | None
 
     from kg_pipelines.retrieval.graph_search import GraphSearchError, format_paths, search_graph
 
+    _quiet_model_loading()
     try:
         result = search_graph(settings, term, depth, limit)
     except GraphSearchError as exc:
@@ -424,6 +425,7 @@ def ask(
     from kg_pipelines.retrieval.rationale_qa import ask as answer
 
     chosen = [c.strip() for c in collections.split(",") if c.strip()] if collections else None
+    _quiet_model_loading()
     try:
         result = answer(settings, question, chosen, strategy, token_budget)
     except QAError as exc:
@@ -459,7 +461,7 @@ def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
 
 
 def _quiet_model_loading() -> None:
-    """No progress bars from loading the embedding model in a server's log."""
+    """No progress bars from loading the embedding model (a server's log, a search's output)."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         from transformers.utils import logging as transformers_logging
