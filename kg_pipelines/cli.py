@@ -421,14 +421,14 @@ def ask(
     """Answer QUESTION by agentic rationale retrieval over the atomic-question index (PIKE-RAG)."""
     import json
 
-    from kg_pipelines.retrieval.rationale_qa import QAError, format_answer
+    from kg_pipelines.retrieval.rationale_qa import QAError, QAUnavailable, format_answer
     from kg_pipelines.retrieval.rationale_qa import ask as answer
 
     chosen = [c.strip() for c in collections.split(",") if c.strip()] if collections else None
     _quiet_model_loading()
     try:
         result = answer(settings, question, chosen, strategy, token_budget)
-    except QAError as exc:
+    except (QAError, QAUnavailable) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))

@@ -22,6 +22,7 @@ from kg_pipelines.config import load_settings
 from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 from kg_pipelines.stores.warehouse import connect
 from tests.conftest import REPO_ROOT, Graph, free_port, server_env
+from tests.fake_openai import fake_openai, http_error, json_content  # noqa: F401  (fixture)
 
 SAMPLE = REPO_ROOT / "data" / "inbox"
 SEED_FIRST = (
@@ -165,6 +166,27 @@ def test_a_newer_snapshot_is_served_on_the_next_request(client, sample):
     finally:
         conn.close()
     assert client.get("/health").json()["snapshot"]["version"] > before
+
+
+def _openai(sample, fake, monkeypatch, key_env="KG_TEST_NO_KEY", base_url=True):
+    monkeypatch.delenv(key_env, raising=False)
+    llm = sample.llm.model_copy(
+        update={"provider": "openai", "base_url": fake.base_url if base_url else None, "api_key_env": key_env}
+    )
+    return TestClient(create_app(sample.model_copy(update={"llm": llm})))
+
+
+def test_qa_with_the_llm_failing_mid_loop_answers_what_was_gathered(sample, fake_openai, monkeypatch):  # noqa: F811
+    fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
+    fake_openai.rule("sub_questions", http_error(500))
+    body = _openai(sample, fake_openai, monkeypatch).post("/qa", json={"question": "What does OEA increase?"}).json()
+    assert body["provider"] == "openai" and body["gathered"] == 1
+    assert body["degraded"].startswith("the decomposer failed in round 2") and "Partial answer" in body["answer"]
+
+
+def test_qa_with_an_unusable_llm_configuration_is_a_503(sample, fake_openai, monkeypatch):  # noqa: F811
+    response = _openai(sample, fake_openai, monkeypatch, base_url=False).post("/qa", json={"question": "Why?"})
+    assert response.status_code == 503 and "KG_TEST_NO_KEY" in response.json()["detail"]
 
 
 # -- the CLI ------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kg_pipelines.config import KGSettings, load_settings
 from kg_pipelines.retrieval.graph_search import GraphSearchError, search_graph
-from kg_pipelines.retrieval.rationale_qa import QAError, available_collections
+from kg_pipelines.retrieval.rationale_qa import QAError, QAUnavailable, available_collections
 from kg_pipelines.retrieval.rationale_qa import ask as answer_question
 from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
 
@@ -69,6 +69,10 @@ def create_app(settings: KGSettings | None = None) -> FastAPI:
     @app.exception_handler(QAError)
     async def _refused(_request: Request, exc: ValueError) -> JSONResponse:
         return JSONResponse(status_code=400, content={"detail": str(exc)})
+
+    @app.exception_handler(QAUnavailable)
+    async def _unavailable(_request: Request, exc: QAUnavailable) -> JSONResponse:
+        return JSONResponse(status_code=503, content={"detail": str(exc)})
 
     @app.get("/health", summary="Liveness and the graph snapshot being served")
     def health() -> dict:

@@ -48,6 +48,10 @@ class QAError(ValueError):
     """A request the QA refuses (the message says why and what is allowed)."""
 
 
+class QAUnavailable(RuntimeError):
+    """The QA cannot run as configured (e.g. the openai provider without a key or endpoint)."""
+
+
 @dataclass
 class AtomicMatch:
     sub_question: str
@@ -187,7 +191,11 @@ def rationale_for(settings, client: LLMClient | None = None):
     if client is None:
         from kg_pipelines.llm.providers import make_provider
 
-        client = LLMClient(make_provider(settings.llm), settings.resolved_entity_types)
+        try:
+            provider = make_provider(settings.llm)
+        except ValueError as exc:
+            raise QAUnavailable(f"the LLM provider is not usable: {exc}") from None
+        client = LLMClient(provider, settings.resolved_entity_types)
     return LLMRationale(client)
 
 
