@@ -404,11 +404,14 @@ def _reference_selection(results, config, counter):
         if tokens <= remaining:
             selected.append(best[0])
             remaining -= tokens
+        elif not config.fill_after_misfit:
+            break
     return [(it.collection, it.item_id) for it in selected]
 
 
+@pytest.mark.parametrize("fill", [True, False])
 @pytest.mark.parametrize("seed", range(6))
-def test_lazy_diversity_selection_equals_the_straightforward_one(seed):
+def test_lazy_diversity_selection_equals_the_straightforward_one(seed, fill):
     rng = random.Random(seed)
     vocabulary = [f"w{i}" for i in range(30)]
     results = {}
@@ -422,6 +425,7 @@ def test_lazy_diversity_selection_equals_the_straightforward_one(seed):
         diversity_factor=0.4,
         max_context_tokens=rng.randint(60, 400),
         quality={"optimal_min_chars": 60, "optimal_max_chars": 150, "short_below_chars": 30},
+        fill_after_misfit=fill,
     )
     out = fuse(results, "q", config, token_counter=WORDS, now=NOW)
     got = [(r.collection, r.item_id) for r in sorted(out.selected, key=lambda r: r.score_rank)]
