@@ -1,4 +1,5 @@
-"""Query-aware fusion strategies (seed 004, QueryAwareMerger) and the rule-based query classifier.
+"""The query classifier that picks a fusion strategy (seed 004, QueryAwareMerger). What each
+strategy changes is a setting: ``config.StrategyPreset``, under ``fusion.strategies``.
 
 The seed merges differently per query type: factual questions prefer authoritative (and recent)
 collections with little diversity, analytical ones want diverse perspectives, procedural ones
