@@ -595,6 +595,8 @@ def _serving_snapshot(settings, current: GraphSnapshot | None) -> GraphSnapshot 
                 _builders[current.version] = builder
                 builder.start()
     builder.join(settings.graph_search.reload_wait_s)
+    if not current.has_derived(INDEX_KEY) and not builder.is_alive():
+        search_index(current)  # the background build died: build here, so its error is seen
     return current if current.has_derived(INDEX_KEY) else previous
 
 
