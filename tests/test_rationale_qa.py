@@ -260,3 +260,15 @@ def test_offline_reasoner_extracts_the_sentences_that_share_the_most_with_the_go
     assert found.supported and found.answer == "Spermidine is a polyamine found in wheat germ."
     assert extractive_answer("Qu'est-ce que la photosynthèse?", context).answer == NO_ANSWER
     assert "Spermidine" in key_phrases("What does spermidine induce in flies?")[0].title()
+
+
+def test_the_chunk_is_reached_along_the_answers_in_edge(sample):
+    from kg_pipelines.retrieval.rationale_qa import _answers_in
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    first = answer_question(OEA_QUESTION, sample, ["microbiome"]).rounds[0].selected
+    edges = _answers_in(load_graph_snapshot(sample))
+    assert edges[first.question_id] == first.chunk_id  # the snapshot's edge and the row agree
+    other = next(c for c in set(edges.values()) if c != first.chunk_id and c.startswith("microbiome/"))
+    redirected = answer_question(OEA_QUESTION, sample, ["microbiome"], answers_in={first.question_id: other})
+    assert redirected.rounds[0].chunk_added == other == redirected.context[0].chunk_id

@@ -12,8 +12,9 @@ The loop, as the seed writes it:
      highest cosine similarity when the collections share one embedding model, else the first of
      ``fuse`` over the per-collection rankings (scores of different models are never compared);
    - no match, or a similarity below ``min_similarity``: the loop stops;
-   - else the ``ANSWERS_IN`` edge leads from the atomic question to its chunk, whose text (from
-     LanceDB ``chunks__<c>``) joins the context.
+   - else the ``ANSWERS_IN`` edge (from the graph snapshot; without one, the chunk id the
+     question's row carries, written by the same stage) leads from the atomic question to its
+     chunk, whose text (from LanceDB ``chunks__<c>``) joins the context.
 3. The **reasoner** answers from the goal and the context. The context handed to it is cut to the
    request's token budget: with several collections by ``fuse`` (strategy, budget, primacy/recency
    order), with one in the order the chunks were gathered.
@@ -211,8 +212,19 @@ class AtomicQuestionIndex:
     """The ``questions__<c>`` and ``chunks__<c>`` tables of the asked collections, each collection
     queried with its own embedding model."""
 
-    def __init__(self, store: VectorStore, settings, collections: list[str], embed_for: Callable | None = None):
+    def __init__(
+        self,
+        store: VectorStore,
+        settings,
+        collections: list[str],
+        embed_for: Callable | None = None,
+        answers_in: dict[str, str] | None = None,
+    ):
         from kg_pipelines.embedding import embedder_for
+
+        # question_id -> chunk_id along the graph's ANSWERS_IN edges (from the snapshot); without a
+        # snapshot, the chunk_id each question row carries (the same link, written by the same stage)
+        self.answers_in = answers_in or {}
 
         self.store = store
         self.settings = settings
@@ -244,7 +256,7 @@ class AtomicQuestionIndex:
                         sub_question=sub,
                         atomic_question=r["question"],
                         question_id=r["question_id"],
-                        chunk_id=r["chunk_id"],
+                        chunk_id=self.answers_in.get(r["question_id"], r["chunk_id"]),
                         collection=collection,
                         score=round(1.0 - float(r["_distance"]), 4),
                     )
@@ -281,9 +293,11 @@ def answer_question(
     store: VectorStore | None = None,
     titles: dict[str, str] | None = None,
     embed_for: Callable | None = None,
+    answers_in: dict[str, str] | None = None,
 ) -> QAResult:
     """Answer ``question`` with the decomposer loop and the reasoner (see the module doc).
-    ``titles``: chunk_id -> document title (from the graph snapshot), for the sources."""
+    ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
+    ANSWERS_IN edges (both from the graph snapshot)."""
     rules = settings.rationale_qa
     store = store or VectorStore(settings.lancedb_dir)
     known = available_collections(store)
@@ -301,7 +315,7 @@ def answer_question(
         result.stop_reason = "no collection has an atomic-question index yet (ingest documents first)"
         result.answer = f"{NO_ANSWER} No collection has been ingested yet."
         return result
-    index = AtomicQuestionIndex(store, settings, chosen, embed_for)
+    index = AtomicQuestionIndex(store, settings, chosen, embed_for, answers_in)
     titles = titles or {}
     gathered: list[ContextChunk] = []
     asked: list[str] = []
@@ -508,6 +522,7 @@ def ask(
 
     snapshot = load_graph_snapshot(settings)
     titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
+    answers_in = snapshot.derived("answers_in", _answers_in) if snapshot is not None else {}
     store = VectorStore(settings.lancedb_dir) if settings.lancedb_dir.exists() else None
     if store is None:  # nothing ingested: validate the request, then say so
         question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
@@ -521,7 +536,15 @@ def ask(
             token_budget=budget,
         )
     result = answer_question(
-        question, settings, collections, strategy, token_budget, rationale=rationale, store=store, titles=titles
+        question,
+        settings,
+        collections,
+        strategy,
+        token_budget,
+        rationale=rationale,
+        store=store,
+        titles=titles,
+        answers_in=answers_in,
     )
     if record and result.edge_ids:
         record_activations(settings, result.edge_ids, "qa")
@@ -531,3 +554,17 @@ def ask(
 def _chunk_titles(snapshot) -> dict[str, str]:
     chunks = snapshot.chunks
     return dict(zip(chunks.column("chunk_id").to_pylist(), chunks.column("title").to_pylist()))
+
+
+def _answers_in(snapshot) -> dict[str, str]:
+    """question_id -> chunk_id of the snapshot's ANSWERS_IN edges (question:<id> -> chunk:<id>)."""
+    import pyarrow.compute as pc
+
+    edges = snapshot.edges.filter(pc.equal(snapshot.edges.column("edge_type"), "ANSWERS_IN"))
+    sources = edges.column("source_id").to_pylist()
+    targets = edges.column("target_id").to_pylist()
+    return {
+        s.removeprefix("question:"): t.removeprefix("chunk:")
+        for s, t in zip(sources, targets)
+        if s.startswith("question:") and t.startswith("chunk:")
+    }
