@@ -233,7 +233,7 @@ class RetrievalSettings(_Strict):
     variant: Literal[
         "bm25", "vector", "hybrid", "graph", "graph_first", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"
     ] = Field(
-        default="graph_first",
+        default="graph_seeded",
         description="How chunks are ranked: bm25 / vector alone, hybrid (their RRF), graph (walk from the "
         "linked names), graph_first (the walk's order, then the hybrid's for what it did not reach), "
         "hybrid_graph_rrf (RRF of the three), graph_seeded (walk restarting at the linked "
