@@ -88,6 +88,8 @@ class CollectionIndex:
         self._embedder_for = embedder_for
         self._table = None
         self._checked = False
+        self._model: str | None = None
+        self._model_version: int | None = None
 
     def table(self):
         """The collection's chunk table (None before anything was ingested); its FTS index ensured
@@ -96,7 +98,7 @@ class CollectionIndex:
             try:  # a long-lived reader (API, --questions) sees what ingestion wrote since
                 self._table.checkout_latest()
             except Exception:  # dropped and re-created (another embedding model): open it again
-                self._table, self._checked = None, False
+                self._table, self._checked, self._model = None, False, None
         if self._table is None:
             self._table = self.store.open("chunks", self.collection)
         if self._table is not None and not self._checked:
@@ -113,10 +115,16 @@ class CollectionIndex:
         return self._table
 
     def embedding_model(self) -> str | None:
+        """The model that embedded the collection's chunks (read again when the table changed)."""
         table = self.table()
-        if table is None or table.count_rows() == 0:
+        if table is None:
             return None
-        return table.search().select(["embedding_model"]).limit(1).to_arrow().column(0)[0].as_py()
+        version = table.version  # a re-created table (another model) is a new version too
+        if self._model is None or self._model_version != version:
+            rows = table.search().select(["embedding_model"]).limit(1).to_arrow()
+            self._model = rows.column(0)[0].as_py() if rows.num_rows else None
+            self._model_version = version
+        return self._model
 
     def bm25(self, question: str, k: int) -> list[tuple[str, float]]:
         """(chunk_id, BM25 score), best first."""
@@ -253,23 +261,30 @@ class ChunkRetriever:
         from kg_pipelines.retrieval.entity_linking import link_question
 
         depth = self.options.candidates
+        text = clean_query(question)
+        embedded: dict[str, np.ndarray] = {}  # model -> the question's vector: each model embeds it once
+
+        def embed(model: str) -> np.ndarray:
+            if model not in embedded:
+                embedded[model] = self._embedder_for(model).embed([text])[0]
+            return embedded[model]
+
         bm25, vector = {}, {}
         for collection in collections:
             index = self.index(collection)
             bm25[collection] = index.bm25(question, depth)
-            vector[collection] = index.dense(question, depth)
+            model = index.embedding_model() if text else None
+            vector[collection] = index.dense(question, depth, embed(model)) if model else []
         links = []
         _, graph, names = self.graph()
         if graph is not None and not graph.empty:
             node_vectors, question_vector = None, None
-            if self.options.link_by_vector:
+            if self.options.link_by_vector and text:
                 from kg_pipelines.stores.node_vectors import NodeVectors
 
                 node_vectors = NodeVectors(self.settings.lancedb_dir)
                 if node_vectors.count():
-                    question_vector = self._embedder_for(self.settings.node_embedding_model).embed(
-                        [clean_query(question)]
-                    )[0]
+                    question_vector = embed(self.settings.node_embedding_model)
             links = link_question(
                 question,
                 graph,
