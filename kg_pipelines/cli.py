@@ -353,6 +353,221 @@ def _stored_merge_plan(settings: KGSettings, bundle_id: str):
         conn.close()
 
 
+# -- retrieve: ranked chunks for a question (retrieval/chunk_retrieval.py) ----------------------------
+
+
+@main.command()
+@click.argument("question", required=False)
+@click.option("--k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Chunks to return.")
+@click.option("--collections", help="Comma-separated collections (default: every collection).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of the table.")
+@click.option(
+    "--questions",
+    "questions_file",
+    type=click.Path(dir_okay=False, exists=True),
+    help='A JSONL file of {"qid", "question"} lines: one JSON line per question on stdout.',
+)
+@click.option(
+    "--variant",
+    type=click.Choice(
+        ["bm25", "vector", "hybrid", "graph", "graph_first", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"]
+    ),
+    help="Ranking variant (default: the retrieval.variant setting).",
+)
+@click.pass_obj
+def retrieve(
+    settings: KGSettings,
+    question: str | None,
+    k: int,
+    collections: str | None,
+    as_json: bool,
+    questions_file: str | None,
+    variant: str | None,
+) -> None:
+    """Rank the chunks that answer QUESTION: full-text and vector search per collection and the
+    graph walk from the names it mentions (README "Retrieval"). Reads LanceDB and the published
+    graph snapshot only, so it answers while ingestion writes."""
+    import json
+
+    from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
+
+    if (question is None) == (questions_file is None):
+        raise click.ClickException("give a QUESTION or --questions FILE.jsonl (one of the two)")
+    retriever = ChunkRetriever(settings)
+    chosen = [c.strip() for c in collections.split(",") if c.strip()] if collections else None
+    try:
+        chosen = retriever.check_collections(chosen)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+    def answer(text: str) -> list:
+        text = (text or "").strip()
+        if not text:
+            raise ValueError("the question is empty")
+        limit = settings.retrieval.max_question_chars
+        if len(text) > limit:
+            raise ValueError(f"the question has {len(text)} characters; at most {limit} (retrieval.max_question_chars)")
+        return retriever.retrieve(text, k=k, collections=chosen, variant=variant)
+
+    if questions_file is not None:
+        for number, line in enumerate(Path(questions_file).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            qid = number
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                    raise ValueError('expected {"qid": ..., "question": "..."}')
+                qid = item.get("qid", number)
+                chunks = answer(item["question"])
+                out = {
+                    "qid": qid,
+                    "titles": list(dict.fromkeys(c.title for c in chunks)),
+                    "chunk_ids": [c.chunk_id for c in chunks],
+                    "scores": [round(c.score, 6) for c in chunks],
+                }
+            except ValueError as exc:  # a bad line is reported in its place; the others are answered
+                out = {"qid": qid, "error": f"line {number}: {exc}", "titles": [], "chunk_ids": [], "scores": []}
+            click.echo(json.dumps(out, ensure_ascii=False))
+        return
+    try:
+        chunks = answer(question)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        payload = {
+            "question": question,
+            "collections": chosen,
+            "variant": variant or settings.retrieval.variant,
+            "results": [
+                {
+                    "rank": rank,
+                    "chunk_id": c.chunk_id,
+                    "document_id": c.document_id,
+                    "collection": c.collection,
+                    "title": c.title,
+                    "score": round(c.score, 6),
+                    "found_by": list(c.found_by),
+                    "text": c.text,
+                }
+                for rank, c in enumerate(chunks, 1)
+            ],
+        }
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
+        return
+    if not chunks:
+        click.echo("no chunk found" + ("" if chosen else " (nothing ingested yet)"))
+        return
+    for rank, c in enumerate(chunks, 1):
+        snippet = " ".join(c.text.split())[:160]
+        found_by = "+".join(c.found_by) or "-"
+        click.echo(f"{rank:>3}. {c.score:.4f}  {c.title}  [{c.collection}; {c.chunk_id}; {found_by}]")
+        click.echo(f"     {snippet}")
+
+
+# -- graph search, rationale QA, HTTP API (readers: the graph snapshot and LanceDB, never DuckDB) ----
+
+
+@main.command()
+@click.argument("term")
+@click.option("--depth", type=int, default=None, help="Hops to follow out of the term's entity (default 2).")
+@click.option("--limit", type=int, default=None, help="Paths to show (default 10).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of text.")
+@click.pass_obj
+def search(settings: KGSettings, term: str, depth: int | None, limit: int | None, as_json: bool) -> None:
+    """Paths that lead out of the entity TERM names, each hop with its relationship's description."""
+    import json
+
+    from kg_pipelines.retrieval.graph_search import GraphSearchError, format_paths, search_graph
+
+    _quiet_model_loading()
+    try:
+        result = search_graph(settings, term, depth, limit)
+    except GraphSearchError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    if result.message and not result.matched:
+        click.echo(f"{result.message} (data dir {settings.data_dir})")
+        return
+    for line in format_paths(result):
+        click.echo(line)
+
+
+@main.command()
+@click.argument("question")
+@click.option("--collections", help="Comma-separated collections (default: every collection).")
+@click.option(
+    "--strategy",
+    type=click.Choice(["auto", "general", "factual", "analytical", "procedural"]),
+    default="auto",
+    show_default=True,
+    help="Fusion strategy across collections (auto: from the question's wording).",
+)
+@click.option("--budget", "token_budget", type=int, default=None, help="Token budget of the context.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object (answer, trace, sources) instead of text.")
+@click.pass_obj
+def ask(
+    settings: KGSettings,
+    question: str,
+    collections: str | None,
+    strategy: str,
+    token_budget: int | None,
+    as_json: bool,
+) -> None:
+    """Answer QUESTION by agentic rationale retrieval over the atomic-question index (PIKE-RAG)."""
+    import json
+
+    from kg_pipelines.retrieval.rationale_qa import QAError, QAUnavailable, format_answer
+    from kg_pipelines.retrieval.rationale_qa import ask as answer
+
+    chosen = [c.strip() for c in collections.split(",") if c.strip()] if collections else None
+    _quiet_model_loading()
+    try:
+        result = answer(settings, question, chosen, strategy, token_budget)
+    except (QAError, QAUnavailable) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        return
+    for line in format_answer(result):
+        click.echo(line)
+
+
+@main.command()
+@click.option("--host", default=None, help="Interface to listen on (default api.host, 127.0.0.1: loopback only).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default api.port, 8000).")
+@click.pass_obj
+def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
+    """Serve the HTTP API (graph search, QA, collections, health; OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from kg_pipelines.api.app import create_app
+
+    host = host or settings.api.host
+    port = port or settings.api.port
+    _quiet_model_loading()
+    click.echo(f"serving {settings.data_dir} on http://{host}:{port} (docs: /docs); Ctrl-C stops")
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning"))
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if server.should_exit:
+        click.echo("stopped", err=True)
+
+
+def _quiet_model_loading() -> None:
+    """No progress bars from loading the embedding model (a server's log, a search's output)."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:
+        return
+    transformers_logging.disable_progress_bar()
+
+
 # -- helpers --------------------------------------------------------------------------------------
 
 

@@ -104,6 +104,211 @@ class MergerSettings(_Strict):
     )
 
 
+class QualitySignalSettings(_Strict):
+    """Seed 004's quality signals: multipliers on a result's fused score (1.0 switches one off)."""
+
+    optimal_min_chars: int = Field(default=200, ge=0, description="Medium-sized text starts here (characters)")
+    optimal_max_chars: int = Field(default=1000, ge=0, description="Medium-sized text ends here (characters)")
+    optimal_length_boost: float = Field(default=1.1, gt=0, description="Multiplier for medium-sized text")
+    short_below_chars: int = Field(default=100, ge=0, description="Text shorter than this is too short")
+    short_penalty: float = Field(default=0.8, gt=0, description="Multiplier for too short text")
+    long_above_chars: int = Field(default=2000, ge=0, description="Text longer than this is too long")
+    long_penalty: float = Field(default=0.9, gt=0, description="Multiplier for too long text")
+    title_boost: float = Field(default=1.05, gt=0, description="Multiplier when the result has a title")
+    structured_file_types: list[str] = Field(
+        default_factory=lambda: ["pdf"], description="metadata file_type values counted as structured documents"
+    )
+    structured_file_boost: float = Field(default=1.02, gt=0, description="Multiplier for structured documents")
+    recent_days: float = Field(default=30.0, ge=0, description="metadata created_at younger than this is recent")
+    recency_boost: float = Field(default=1.03, gt=0, description="Multiplier for recent results")
+
+
+class StrategyPreset(_Strict):
+    """What one query-aware strategy changes (seed 004, QueryAwareMerger)."""
+
+    diversity_factor: float = Field(default=0.1, ge=0, le=1, description="Weight of the diversity penalty")
+    authority_name_weights: dict[str, float] = Field(
+        default_factory=dict,
+        description="Collection weight multipliers by a word in the collection name (e.g. official: 1.3)",
+    )
+    recency_boost: float | None = Field(default=None, gt=0, description="Replaces quality.recency_boost if set")
+    step_boost: float = Field(default=1.0, gt=0, description="Multiplier for step-by-step text (numbered steps)")
+    context_order: Literal["primacy_recency", "score", "document"] = Field(
+        default="primacy_recency",
+        description="primacy_recency: best first, second best last; score: best first; "
+        "document: grouped by document, in reading order",
+    )
+
+
+def _default_strategy_presets() -> dict[str, StrategyPreset]:
+    return {
+        "general": StrategyPreset(diversity_factor=0.1),
+        "factual": StrategyPreset(
+            diversity_factor=0.05, authority_name_weights={"official": 1.3, "wiki": 1.1}, recency_boost=1.06
+        ),
+        "analytical": StrategyPreset(diversity_factor=0.2),
+        "procedural": StrategyPreset(diversity_factor=0.1, step_boost=1.15, context_order="document"),
+    }
+
+
+class FusionSettings(_Strict):
+    """Merging ranked results across knowledge collections (seed 004, enhanced reciprocal rank fusion)."""
+
+    k: float = Field(default=60.0, gt=0, description="RRF constant: a result at rank r adds weight / (k + r)")
+    collection_weights: dict[str, float] = Field(
+        default_factory=dict, description="Weight per collection (default 1.0); 0 silences a collection"
+    )
+    max_context_tokens: int = Field(default=4000, ge=0, le=1_000_000, description="Token budget of the context")
+    strategy: Literal["auto", "general", "factual", "analytical", "procedural"] = Field(
+        default="auto", description="auto: chosen by the query classifier from the question's wording"
+    )
+    diversity_factor: float | None = Field(
+        default=None, ge=0, le=1, description="Overrides the strategy's diversity factor when set"
+    )
+    diversity_against: Literal["selected", "ranked_above"] = Field(
+        default="selected",
+        description="selected: penalise similarity to results already in the context; "
+        "ranked_above: to every result ranked above (the seed's code)",
+    )
+    fill_after_misfit: bool = Field(
+        default=True,
+        description="Keep filling the budget with smaller results after one does not fit (false: stop there)",
+    )
+    quality: QualitySignalSettings = Field(default_factory=QualitySignalSettings)
+    strategies: dict[str, StrategyPreset] = Field(default_factory=_default_strategy_presets)
+
+    @field_validator("collection_weights")
+    @classmethod
+    def _non_negative_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if not weight >= 0:
+                raise ValueError(f"collection weight for {name!r} must be >= 0, got {weight}")
+        return value
+
+    @field_validator("strategies")
+    @classmethod
+    def _all_strategies(cls, value: dict[str, StrategyPreset]) -> dict[str, StrategyPreset]:
+        defaults = _default_strategy_presets()
+        unknown = set(value) - set(defaults)
+        if unknown:
+            raise ValueError(f"unknown strategies {sorted(unknown)}; known: {sorted(defaults)}")
+        return {**defaults, **value}
+
+
+class GraphSearchSettings(_Strict):
+    """Graph search from a short term (seed 003, "short terms revealing paths")."""
+
+    default_depth: int = Field(default=2, ge=1, le=4, description="Hops followed when the request names none")
+    max_depth: int = Field(default=4, ge=1, le=6, description="Deepest search a request may ask for")
+    default_limit: int = Field(default=10, ge=1, le=100, description="Paths returned when the request names none")
+    max_limit: int = Field(default=100, ge=1, le=1000, description="Most paths a request may ask for")
+    max_term_chars: int = Field(default=200, ge=1, le=2000, description="Longer terms are refused")
+    fanout: int = Field(default=32, ge=1, le=1000, description="Strongest edges followed out of each node per hop")
+    beam: int = Field(default=256, ge=1, le=100000, description="Partial paths kept per depth (best first)")
+    fuzzy_min_score: float = Field(
+        default=88.0, ge=0, le=100, description="rapidfuzz WRatio a name needs when no name matches exactly"
+    )
+    vector_min_similarity: float = Field(
+        default=0.55, ge=-1, le=1, description="Cosine similarity a node vector needs when no name matches"
+    )
+    max_start_nodes: int = Field(default=3, ge=1, le=50, description="Matched nodes the paths may start from")
+    reload_wait_s: float = Field(
+        default=1.0,
+        ge=0,
+        le=60,
+        description="How long a search waits for a newer snapshot's index before the previous snapshot answers",
+    )
+
+
+class RationaleQASettings(_Strict):
+    """Agentic rationale QA (seed 003, after PIKE-RAG): the decomposer loop, then the reasoner."""
+
+    max_iterations: int = Field(default=5, ge=1, le=20, description="Decomposer rounds at most")
+    sub_questions: int = Field(default=3, ge=1, le=10, description="Sub-questions the decomposer proposes per round")
+    min_similarity: float = Field(
+        default=0.45, ge=-1, le=1, description="An atomic question matched below this cosine similarity stops the loop"
+    )
+    candidates_per_sub_question: int = Field(
+        default=5, ge=1, le=100, description="Atomic questions fetched per sub-question and collection"
+    )
+    max_question_chars: int = Field(default=2000, ge=1, le=20000, description="Longer questions are refused")
+    max_answer_sentences: int = Field(default=4, ge=1, le=20, description="Sentences of an offline extractive answer")
+
+
+class ActivationSettings(_Strict):
+    """Usage feeds the graph: edges used by a search path or an answer are reinforced."""
+
+    enabled: bool = Field(default=True, description="Queue the edges searches and answers use")
+    reinforcement: float = Field(
+        default=0.05, ge=0, le=1, description="strength <- 1 - (1 - strength) * (1 - reinforcement) per use"
+    )
+    batch: int = Field(default=5000, ge=1, description="Queued activations applied per transaction")
+
+
+class APISettings(_Strict):
+    """The HTTP API (``kg-pipelines serve``)."""
+
+    host: str = Field(default="127.0.0.1", description="Loopback by default")
+    port: int = Field(default=8000, ge=1, le=65535)
+    max_token_budget: int = Field(default=32000, ge=1, description="Largest token budget a /qa request may ask for")
+    max_collections: int = Field(default=20, ge=1, description="Most collections one /qa request may name")
+
+
+class RetrievalSettings(_Strict):
+    """Chunk retrieval for a question (`kg-pipelines retrieve`, retrieval_quality): BM25 and vector
+    ranks per collection, and the graph walk from the names the question mentions."""
+
+    variant: Literal[
+        "bm25", "vector", "hybrid", "graph", "graph_first", "hybrid_graph_rrf", "graph_seeded", "graph_seeded_rrf"
+    ] = Field(
+        default="graph_seeded",
+        description="How chunks are ranked: bm25 / vector alone, hybrid (their RRF), graph (walk from the "
+        "linked names), graph_first (the walk's order, then the hybrid's for what it did not reach), "
+        "hybrid_graph_rrf (RRF of the three), graph_seeded (walk restarting at the linked "
+        "names and at the hybrid's best passages, HippoRAG 2 style), graph_seeded_rrf (RRF of hybrid and "
+        "graph_seeded). README 'Retrieval' has the measured figures of each",
+    )
+    candidates: int = Field(default=50, ge=1, le=1000, description="Chunks each ranking returns per collection")
+    seed_passages: int = Field(
+        default=10, ge=0, le=200, description="Best hybrid passages that seed the graph walk (graph_seeded*)"
+    )
+    passage_seed_weight: float = Field(
+        default=0.05,
+        ge=0,
+        le=10,
+        description="Restart weight of the best hybrid passage in graph_seeded* (the k-th: this / k), next to 1 "
+        "for a name linked exactly to a single passage (HippoRAG 2's passage node weight: 0.05)",
+    )
+    damping: float = Field(
+        default=0.5, gt=0, lt=1, description="Probability of following an edge rather than restarting (HippoRAG: 0.5)"
+    )
+    fuzzy_cutoff: float = Field(
+        default=90.0, ge=0, le=100, description="rapidfuzz ratio a question's name needs to link to a node name"
+    )
+    link_by_vector: bool = Field(default=True, description="Also link the question to its nearest node vectors")
+    vector_links: int = Field(default=3, ge=0, le=50, description="Nearest entity / title nodes linked by vector")
+    vector_link_min_similarity: float = Field(
+        default=0.5, ge=-1, le=1, description="Cosine similarity a node vector needs to be linked"
+    )
+    max_question_chars: int = Field(
+        default=2000, ge=1, le=100_000, description="Longer questions are refused with a clear message"
+    )
+    eval_dir: Path | None = Field(
+        default=None,
+        description="Folder of the labelled question files <collection>.jsonl (default <data_dir>/eval)",
+    )
+    quality_k: list[int] = Field(
+        default_factory=lambda: [2, 5, 8],
+        description="Cut-offs of recall@k and all-gold@k in retrieval_quality",
+    )
+    quality_tolerance: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="retrieval_quality check warns when recall@5 falls more than this below the accepted figure",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -123,6 +328,17 @@ class KGSettings(_Strict):
         description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
     )
     merger: MergerSettings = Field(default_factory=MergerSettings)
+    fusion: FusionSettings = Field(
+        default_factory=FusionSettings, description="Fusion of ranked results across collections (seed 004)"
+    )
+
+    graph_search: GraphSearchSettings = Field(default_factory=GraphSearchSettings, description="Graph search")
+    rationale_qa: RationaleQASettings = Field(default_factory=RationaleQASettings, description="Rationale QA")
+    activations: ActivationSettings = Field(default_factory=ActivationSettings, description="Usage feeds the graph")
+    api: APISettings = Field(default_factory=APISettings, description="The HTTP API")
+    retrieval: RetrievalSettings = Field(
+        default_factory=RetrievalSettings, description="Chunk retrieval: text, vector and graph ranks"
+    )
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod

@@ -2,6 +2,7 @@
 
 from dagster import Definitions
 
+from kg_pipelines.dagster_shell.activation_assets import activations_sensor, apply_activations_job, edge_activations
 from kg_pipelines.dagster_shell.graph_assets import knowledge_graph
 from kg_pipelines.dagster_shell.ingestion_assets import (
     atomic_questions,
@@ -13,6 +14,7 @@ from kg_pipelines.dagster_shell.jobs import merge_page_bundle_job, sync_collecti
 from kg_pipelines.dagster_shell.merger_assets import merge_plans, merged_wiki_pages, proposed_pages
 from kg_pipelines.dagster_shell.merger_sensor import page_bundle_sensor
 from kg_pipelines.dagster_shell.resources import KGResource
+from kg_pipelines.dagster_shell.retrieval_assets import measure_retrieval_quality_job, retrieval_quality
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 
 defs = Definitions(
@@ -25,8 +27,10 @@ defs = Definitions(
         proposed_pages,
         merge_plans,
         merged_wiki_pages,
+        edge_activations,
+        retrieval_quality,
     ],
-    jobs=[sync_collection_job, merge_page_bundle_job],
-    sensors=[inbox_sensor, retry_sensor, page_bundle_sensor],
+    jobs=[sync_collection_job, merge_page_bundle_job, apply_activations_job, measure_retrieval_quality_job],
+    sensors=[inbox_sensor, retry_sensor, page_bundle_sensor, activations_sensor],
     resources={"kg": KGResource()},
 )

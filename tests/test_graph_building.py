@@ -141,8 +141,8 @@ RELATED = "RELATED:compound:metformin->protein:ampk"
 def test_entities_merge_across_documents_and_shared_edges_are_reinforced(conn):
     put_document(conn, "a", "longevity", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     report = update_graph(conn, ["a"], T0)
-    assert report.nodes_created == 2 + 1 + 2  # entities, chunk, questions
-    assert report.edges_created == 1 + 2 + 2  # RELATED, MENTIONS, ANSWERS_IN
+    assert report.nodes_created == 2 + 1 + 1 + 2  # entities, chunk, title, questions
+    assert report.edges_created == 1 + 2 + 1 + 2  # RELATED, MENTIONS, TITLE_OF, ANSWERS_IN
     assert edge(conn, RELATED)["strength"] == pytest.approx(0.5)
 
     put_document(
@@ -210,7 +210,7 @@ def test_removing_a_document_keeps_what_others_support(conn):
     put_document(conn, "b", "c", [("Metformin", "compound"), ("AMPK", "protein")], [("Metformin", "AMPK")])
     update_graph(conn, ["a", "b"], T0)
     report = remove_documents(conn, ["a"], T0 + timedelta(days=1))
-    assert report.nodes_deleted == 1 + 1 + 2  # Liver, a's chunk, a's questions
+    assert report.nodes_deleted == 1 + 1 + 1 + 2  # Liver, a's chunk, a's title, a's questions
     assert node(conn, "anatomy:liver") is None
     assert node(conn, "compound:metformin")["support_count"] == 1
     assert edge(conn, RELATED)["support_count"] == 1

@@ -4,6 +4,7 @@ from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, Metadat
 
 from kg_pipelines.embedding import embedder_for
 from kg_pipelines.graph.graph_building import sync_graph
+from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from kg_pipelines.stores.warehouse import fetch_dicts
 
@@ -88,6 +89,8 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
         node_vectors = sync_node_vectors(
             conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
         )
+        # readers (API, search, ask, retrieve) never open DuckDB: they read this snapshot
+        snapshot = publish_graph_snapshot(conn, settings)
         removed = set(report.removed_documents)
         synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
@@ -115,6 +118,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
                 "node_vectors_embedded": node_vectors.embedded,
                 "node_vectors_total": node_vectors.total,
+                "graph_snapshot": snapshot.name,
             },
         )
         yield MaterializeResult(

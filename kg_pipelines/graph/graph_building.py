@@ -1,8 +1,17 @@
 """The one graph: ``kg_nodes`` / ``kg_edges``, updated incrementally per document with provenance.
 
 Nodes: entities (node_type = entity type, keyed by normalized name and type, so one node across
-documents and collections), chunks, atomic questions. Edges: RELATED (entity -> entity, from
-relationships), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk).
+documents and collections), chunks, atomic questions, and document titles. Edges: RELATED
+(entity -> entity, from relationships), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk),
+TITLE_OF (title -> each chunk of the document) and NAMES (title -> the entity node of the same
+normalized name, whichever document it was extracted from).
+
+Why titles: a document's title names what it is about. A name found in one passage ("... born in
+Kraków") then leads, through the entity ``Kraków`` and the title node ``Kraków``, to the passage
+about that name, which is what multi-hop retrieval needs (see ``retrieval/graph_ranking.py``).
+A title node is keyed by ``node_key`` of the title (``title:<key>``), so documents sharing a title
+share it. A NAMES edge is supported by the title's document and by each document whose entity
+carries the name, so whichever side is synced later creates it, and either side's support keeps it.
 
 Provenance lives in ``kg_node_support`` / ``kg_edge_support`` (one row per supporting chunk).
 Updating a set of documents replaces only their support rows:
@@ -30,8 +39,19 @@ INITIAL_STRENGTH = 0.5
 COOCCURRENCE_STRENGTH = 0.25  # a RELATED edge whose every support is a bare co-occurrence (no relation cue)
 REINFORCEMENT = 0.1
 
+# ``node_key`` (kg_pipelines.ingestion.names) of a document's title, and of an entity (its node id
+# is ``<type>:<node_key(name)>``) in SQL: case-folded, runs of space / hyphen / underscore as one space
+_TITLE_KEY = "trim(regexp_replace(lower(coalesce(d.title, '')), '[-_\\s]+', ' ', 'g'))"
+# the name a title gives without its trailing qualifier: "Mercury (planet)" names Mercury (the
+# encyclopedic way of telling namesakes apart); NAMES links an entity of either key
+_TITLE_NAME_KEY = (
+    "trim(regexp_replace(lower(regexp_replace(coalesce(d.title, ''), '\\s*\\([^()]*\\)\\s*$', '')), "
+    "'[-_\\s]+', ' ', 'g'))"
+)
+_ENTITY_KEY = "substr(e.node_id, strpos(e.node_id, ':') + 1)"
+
 # (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
-_NODE_SOURCES = """
+_NODE_SOURCES = f"""
     SELECT e.node_id, 'entity', e.entity_type, e.name, e.description, 'type:' || e.entity_type,
            e.collection, e.document_id, e.chunk_id
     FROM entities e WHERE e.document_id IN (SELECT document_id FROM _docs)
@@ -46,10 +66,15 @@ _NODE_SOURCES = """
     SELECT 'question:' || q.question_id, 'question', 'atomic_question', q.question, q.question,
            'doc:' || q.document_id, q.collection, q.document_id, q.chunk_id
     FROM atomic_questions q WHERE q.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'title:' || {_TITLE_KEY}, 'title', 'title', d.title, d.title, 'type:title',
+           c.collection, c.document_id, c.chunk_id
+    FROM chunks c JOIN documents d USING (document_id)
+    WHERE c.document_id IN (SELECT document_id FROM _docs) AND {_TITLE_KEY} <> ''
 """
 
 # (edge_type, source_id, target_id, explanation, keywords, collection, document_id, chunk_id)
-_EDGE_SOURCES = """
+_EDGE_SOURCES = f"""
     SELECT 'RELATED', r.source_node_id, r.target_node_id, r.description, r.tags,
            r.collection, r.document_id, r.chunk_id
     FROM relationships r WHERE r.document_id IN (SELECT document_id FROM _docs)
@@ -61,6 +86,30 @@ _EDGE_SOURCES = """
     SELECT 'ANSWERS_IN', 'question:' || q.question_id, 'chunk:' || q.chunk_id, q.question, []::VARCHAR[],
            q.collection, q.document_id, q.chunk_id
     FROM atomic_questions q WHERE q.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'TITLE_OF', 'title:' || {_TITLE_KEY}, 'chunk:' || c.chunk_id,
+           'the document titled ' || d.title || ' holds this passage', []::VARCHAR[],
+           c.collection, c.document_id, c.chunk_id
+    FROM chunks c JOIN documents d USING (document_id)
+    WHERE c.document_id IN (SELECT document_id FROM _docs) AND {_TITLE_KEY} <> ''
+    UNION ALL
+    SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
+           t.collection, t.document_id, t.chunk_id
+    FROM (SELECT d.document_id, any_value(d.title) AS title, any_value({_TITLE_KEY}) AS title_key,
+                 any_value({_TITLE_NAME_KEY}) AS name_key,
+                 any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
+          FROM chunks c JOIN documents d USING (document_id)
+          WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id) t
+    JOIN (SELECT DISTINCT e.node_id, {_ENTITY_KEY} AS entity_key FROM entities e) e
+      ON e.entity_key = t.title_key OR (e.entity_key = t.name_key AND t.name_key <> '')
+    UNION ALL
+    SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
+           e.collection, e.document_id, e.chunk_id
+    FROM entities e
+    JOIN (SELECT DISTINCT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
+          FROM documents d JOIN chunks c USING (document_id)) t
+      ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
+    WHERE e.document_id IN (SELECT document_id FROM _docs)
 """
 
 
@@ -252,6 +301,12 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         """DELETE FROM kg_edges WHERE source_id NOT IN (SELECT node_id FROM kg_nodes)
         OR target_id NOT IN (SELECT node_id FROM kg_nodes)"""
     ).fetchone()[0]
+    # a NAMES edge supported by a title's document loses its entity when the entity's own documents
+    # go: the edge went above, its support rows go with it
+    run(
+        """DELETE FROM kg_edge_support WHERE edge_id LIKE 'NAMES:%'
+        AND edge_id NOT IN (SELECT edge_id FROM kg_edges WHERE edge_type = 'NAMES')"""
+    )
 
     _refresh_derived(conn, now)
     nodes_after, edges_after = _totals(conn)

@@ -34,12 +34,14 @@ from kg_pipelines.llm.schemas import (
     EntitiesRelationships,
     MergeDecision,
     MergedPage,
+    ReasonedAnswer,
+    SubQuestions,
     json_schema_for,
 )
 
 ErrorKind = Literal["schema", "api", "timeout", "ungrounded"]
 ERROR_KINDS: tuple[str, ...] = ("schema", "api", "timeout", "ungrounded")
-Task = Literal["summarize", "extract", "questions", "merge_decision", "merge_content"]
+Task = Literal["summarize", "extract", "questions", "merge_decision", "merge_content", "decompose", "reason"]
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -215,6 +217,34 @@ class LLMClient:
             inputs={"existing": existing, "page": page, "feedback": feedback},
         )
         return self._call(request, MergedPage)
+
+    # -- query-time tasks (rationale QA) -----------------------------------------------------
+    def decompose(self, conversation_id: str, question: str, context: list[str], asked: list[str], n: int):
+        """The decomposer: up to ``n`` sub-questions to look up next (``SubQuestions``)."""
+        request = LLMRequest(
+            task="decompose",
+            conversation_id=conversation_id,
+            system=prompts.DECOMPOSE_SYSTEM.format(n=n),
+            user=prompts.decompose_user(question, context, asked),
+            schema_name="sub_questions",
+            json_schema=json_schema_for(SubQuestions),
+            inputs={"question": question, "context": list(context), "asked": list(asked), "n": n},
+        )
+        result = self._call(request, SubQuestions)
+        return SubQuestions(questions=result.questions[:n])
+
+    def reason(self, conversation_id: str, question: str, context: list[str]) -> ReasonedAnswer:
+        """The reasoner: the answer from the gathered passages only."""
+        request = LLMRequest(
+            task="reason",
+            conversation_id=conversation_id,
+            system=prompts.REASON_SYSTEM,
+            user=prompts.reason_user(question, context),
+            schema_name="reasoned_answer",
+            json_schema=json_schema_for(ReasonedAnswer),
+            inputs={"question": question, "context": list(context)},
+        )
+        return self._call(request, ReasonedAnswer)
 
     # -- cache fingerprints ------------------------------------------------------------------
     def fingerprint(self, task: Task) -> str:

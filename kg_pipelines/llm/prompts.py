@@ -74,3 +74,33 @@ def merge_content_user(existing: dict, page: dict, feedback: str | None) -> str:
     if feedback:
         parts += ["", f"An audit rejected the previous merge: {feedback}. Fix that this time."]
     return "\n".join(parts)
+
+
+# -- rationale QA (query time) ------------------------------------------------------------------
+
+DECOMPOSE_SYSTEM = (
+    "You plan the retrieval for answering a question from a knowledge base indexed by atomic "
+    "questions. Given the goal and this context, what {n} sub-questions should we find answers for "
+    "next? Each sub-question asks for one fact, names its subject explicitly, and is not among the "
+    "questions already asked. Return an empty list when the context already answers the goal. "
+    "Answer as JSON matching the schema."
+)
+
+REASON_SYSTEM = (
+    "Answer the question using only the numbered passages. Be concise and state the facts that "
+    "answer it; when the passages do not answer it, say so and set supported to false. List the "
+    "numbers of the passages you used. Answer as JSON matching the schema."
+)
+
+
+def numbered_passages(context: list[str]) -> str:
+    return "\n\n".join(f"[{i}] {text}" for i, text in enumerate(context, 1)) or "(no passages yet)"
+
+
+def decompose_user(question: str, context: list[str], asked: list[str]) -> str:
+    already = "\n".join(f"- {q}" for q in asked) or "(none)"
+    return f"Goal:\n{question}\n\nContext gathered so far:\n{numbered_passages(context)}\n\nAlready asked:\n{already}"
+
+
+def reason_user(question: str, context: list[str]) -> str:
+    return f"Question:\n{question}\n\nPassages:\n{numbered_passages(context)}"

@@ -107,6 +107,37 @@ class AtomicQuestions(BaseModel):
         return kept
 
 
+class SubQuestions(BaseModel):
+    """The decomposer's answer (rationale QA): the sub-questions to look up next; none means the
+    gathered context is enough."""
+
+    model_config = ConfigDict(extra="forbid")
+    questions: list[str] = Field(max_length=10)
+
+    @field_validator("questions")
+    @classmethod
+    def _questions(cls, value: list[str]) -> list[str]:
+        seen: dict[str, str] = {}
+        for q in value:
+            q = _non_blank(q, "question")
+            seen.setdefault(q.casefold(), q)
+        return list(seen.values())
+
+
+class ReasonedAnswer(BaseModel):
+    """The reasoner's answer (rationale QA), from the gathered context only."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: str
+    supported: bool = Field(description="false when the context does not answer the question")
+    used_passages: list[int] = Field(description="1-based numbers of the passages the answer rests on")
+
+    @field_validator("answer")
+    @classmethod
+    def _answer(cls, value: str) -> str:
+        return _non_blank(value, "answer")
+
+
 @functools.lru_cache(maxsize=64)  # built per request otherwise; callers must not modify it
 def json_schema_for(model: type[BaseModel], entity_types: tuple[str, ...] | None = None) -> dict:
     """The strict JSON schema sent to an OpenAI-compatible endpoint (entity types as an enum)."""

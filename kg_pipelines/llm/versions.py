@@ -7,6 +7,9 @@ from functools import lru_cache
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # kg_pipelines/
+# offline modules that only answer questions at query time: ingestion never runs them, so a change
+# to them must not make every cached chunk look stale
+QUERY_TIME_ONLY = frozenset({"rationale.py"})
 
 
 def source_digest(root: Path, files: list[Path]) -> str:
@@ -25,6 +28,10 @@ def offline_version() -> str:
     Any change to the offline heuristics (the gazetteer, a recogniser, a question template) gives a
     new version, so cached offline results are not reused after it. Computed once per process.
     """
-    files = [p for p in (_PACKAGE / "offline").rglob("*.py") if "__pycache__" not in p.parts]
+    files = [
+        p
+        for p in (_PACKAGE / "offline").rglob("*.py")
+        if "__pycache__" not in p.parts and p.name not in QUERY_TIME_ONLY
+    ]
     files.append(_PACKAGE / "llm" / "offline_provider.py")
     return "offline-" + source_digest(_PACKAGE, files)[:12]

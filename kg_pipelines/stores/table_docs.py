@@ -109,12 +109,14 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
     "kg_nodes": {
         "node_id": "`<entity type>:<normalized name>` for entities, `chunk:<chunk_id>`, `question:<question_id>`.",
-        "node_kind": "entity / chunk / question / wiki_page (a page of the knowledge merger).",
+        "node_kind": "entity / chunk / question / title (a document title, linked to its chunks and namesake "
+        "entity) / wiki_page (a page of the knowledge merger).",
         "node_type": "The entity type for entities, `chunk` for chunks, `atomic_question` for questions.",
         "name": "Entity name, `<document title> [n]` for a chunk, the question for a question "
         "(from the earliest supporting chunk).",
         "description": "Entity description, the chunk's summary (else its first 300 characters), or the question.",
-        "topic_key": "`type:<entity type>` for entities, `doc:<document_id>` for chunks and questions.",
+        "topic_key": "`type:<entity type>` for entities, `doc:<document_id>` for chunks and questions, "
+        "`type:title` for titles.",
         "energy": "JSON map: collection -> tanh(0.2 x the node's supporting chunks in that collection).",
         "base_weight": "Weight of the node for consolidation and merges (1.0 when the pipeline creates it).",
         "support_count": "Supporting chunks: the node's rows in kg_node_support.",
@@ -128,7 +130,8 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
         "source_id": "Node the edge starts at (kg_nodes.node_id).",
         "target_id": "Node the edge points to (kg_nodes.node_id).",
-        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk); "
+        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk), "
+        "TITLE_OF (title -> chunk of its document), NAMES (title -> entity of the same normalized name); "
         "implemented_by / requires_env / uses_heuristic between wiki pages (the merger).",
         "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
         "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
@@ -220,6 +223,28 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "planned_at": "When the plan was made.",
         "updated_at": "When the row last changed.",
         "finished_at": "When the last execution ended; NULL before the first.",
+    },
+    "edge_activations": {
+        "activation_id": "Id of the use in the activation queue (activations.sqlite); applied at most once.",
+        "edge_id": "Edge that a search path or an answer used (kg_edges.edge_id).",
+        "used_by": "What used it: search (a returned graph-search path) or qa (an answer's sources).",
+        "used_at": "When the search or answer used the edge.",
+        "applied_at": "When the edge_activations asset applied the use to kg_edges.",
+        "edge_found": "Whether the edge was still in the graph when applied (false: nothing to update).",
+    },
+    "retrieval_quality": {
+        "measured_at": "When the retrieval_quality asset measured (one measurement = its rows of this time).",
+        "collection": "Collection whose labelled questions (<data_dir>/eval/<collection>.jsonl) were asked.",
+        "variant": "Ranking variant measured (retrieval.variant: bm25, vector, hybrid, graph_seeded, ...).",
+        "k": "Cut-off: the first k distinct document titles retrieved.",
+        "questions": "Labelled questions asked.",
+        "recall": "recall@k: share of each question's gold titles among the first k titles, averaged.",
+        "all_gold": "all-gold@k: share of questions whose gold titles are all among the first k titles.",
+        "accepted_recall": "recall@k of the accepted measurement this one was compared with (NULL: none yet).",
+        "accepted": "Whether this measurement became the baseline: the first one, no recall@k below the "
+        "accepted figure by more than retrieval.quality_tolerance, or accepted on purpose (run config).",
+        "labels_hash": "Hash of the labelled file: other questions start a new baseline.",
+        "graph_version": "Graph snapshot version the retrieval read.",
     },
 }
 

@@ -91,6 +91,16 @@ SCHEMA: dict[str, str] = {
         subgraphs INTEGER NOT NULL, pages INTEGER NOT NULL, created_pages VARCHAR[], edited_pages VARCHAR[],
         plan_md VARCHAR, planned_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL,
         finished_at TIMESTAMPTZ""",
+    # usage feeds the graph: every queued use of an edge, once applied (retrieval/activations.py)
+    "edge_activations": """
+        activation_id BIGINT PRIMARY KEY, edge_id VARCHAR NOT NULL, used_by VARCHAR NOT NULL,
+        used_at TIMESTAMPTZ NOT NULL, applied_at TIMESTAMPTZ NOT NULL, edge_found BOOLEAN NOT NULL""",
+    # recall of the current graph on labelled questions, per collection and cut-off (retrieval_quality.py)
+    "retrieval_quality": """
+        measured_at TIMESTAMPTZ NOT NULL, collection VARCHAR NOT NULL, variant VARCHAR NOT NULL,
+        k INTEGER NOT NULL, questions INTEGER NOT NULL, recall DOUBLE NOT NULL, all_gold DOUBLE NOT NULL,
+        accepted_recall DOUBLE, accepted BOOLEAN NOT NULL, labels_hash VARCHAR NOT NULL, graph_version VARCHAR,
+        PRIMARY KEY (measured_at, collection, k)""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:

@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): graph search, rationale QA, collections, health. See ``app.py``."""

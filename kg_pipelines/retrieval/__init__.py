@@ -1,0 +1,1 @@
+"""Retrieval: chunk retrieval, graph search, rationale QA, fusion across collections, activations."""

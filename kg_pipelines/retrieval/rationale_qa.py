@@ -1,0 +1,570 @@
+"""Agentic rationale QA (seed 003, after PIKE-RAG): decompose, look up atomic questions, reason.
+
+The loop, as the seed writes it:
+
+1. ``accumulated_context`` starts empty.
+2. At most ``max_iterations`` (5) rounds:
+   - the **decomposer** proposes ``sub_questions`` (3) new sub-questions from the goal and the
+     context gathered so far (it never repeats one already asked);
+   - each sub-question is a vector query against the atomic-question index ``questions__<c>`` of
+     every collection asked, each embedded with that collection's own model;
+   - the top-matching atomic question whose chunk is not in the context yet is selected: the
+     highest cosine similarity when the collections share one embedding model, else the first of
+     ``fuse`` over the per-collection rankings (scores of different models are never compared);
+   - no match, or a similarity below ``min_similarity``: the loop stops;
+   - else the ``ANSWERS_IN`` edge (from the graph snapshot; without one, the chunk id the
+     question's row carries, written by the same stage) leads from the atomic question to its
+     chunk, whose text (from LanceDB ``chunks__<c>``) joins the context.
+3. The **reasoner** answers from the goal and the context. The context handed to it is cut to the
+   request's token budget: with several collections by ``fuse`` (strategy, budget, primacy/recency
+   order), with one in the order the chunks were gathered.
+
+Providers: ``offline`` decomposes with key phrases and answers extractively
+(``kg_pipelines.offline.rationale``); ``openai`` uses the LLM for both (``LLMClient.decompose`` /
+``reason``). An LLM failing mid-loop does not fail the request: the answer is built from what was
+gathered (extractively) and ``degraded`` says what failed and when.
+
+The result carries the whole trace (each round's sub-questions, their best atomic questions with
+scores, the chunk added, why the loop stopped) and the sources. Nothing here opens DuckDB.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from kg_pipelines.collections import validate_collection_name
+from kg_pipelines.llm.client import LLMClient, LLMError
+from kg_pipelines.offline.rationale import NO_ANSWER, extractive_answer, propose_sub_questions
+from kg_pipelines.retrieval.fusion import FusionConfig, RetrievedItem, fuse
+from kg_pipelines.stores.vectors import VectorStore
+
+STRATEGIES = ("auto", "general", "factual", "analytical", "procedural")
+
+
+class QAError(ValueError):
+    """A request the QA refuses (the message says why and what is allowed)."""
+
+
+class QAUnavailable(RuntimeError):
+    """The QA cannot run as configured (e.g. the openai provider without a key or endpoint)."""
+
+
+@dataclass
+class AtomicMatch:
+    sub_question: str
+    atomic_question: str
+    question_id: str
+    chunk_id: str
+    collection: str
+    score: float  # cosine similarity in its collection's embedding space
+
+
+@dataclass
+class Round:
+    iteration: int
+    sub_questions: list[str]
+    matches: list[AtomicMatch]  # the best atomic question of each sub-question and collection
+    selected: AtomicMatch | None = None
+    chunk_added: str | None = None
+    stop_reason: str | None = None
+
+
+@dataclass
+class ContextChunk:
+    chunk_id: str
+    document_id: str
+    collection: str
+    title: str | None
+    text: str
+    via_question: str  # the atomic question that led to it
+    score: float
+    round: int
+
+
+@dataclass
+class QAResult:
+    question: str
+    answer: str
+    supported: bool
+    collections: list[str]
+    provider: str
+    rounds: list[Round] = field(default_factory=list)
+    context: list[ContextChunk] = field(default_factory=list)  # as handed to the reasoner
+    gathered: int = 0  # chunks gathered by the loop (the context may be cut to the budget)
+    sources: list[dict] = field(default_factory=list)
+    stop_reason: str = ""
+    degraded: str | None = None  # what failed, when the answer had to do without the LLM
+    strategy: str | None = None
+    token_budget: int | None = None
+    tokens_used: int | None = None
+    edge_ids: list[str] = field(default_factory=list)  # the ANSWERS_IN edges followed
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# -- validation -------------------------------------------------------------------------------------
+
+
+def available_collections(store: VectorStore) -> list[str]:
+    """Collections with an atomic-question index."""
+    return sorted(name.split("__", 1)[1] for name in store.table_names() if name.startswith("questions__"))
+
+
+def validate_qa(
+    question: str, collections: Sequence[str] | None, strategy: str, token_budget: int | None, settings, known
+) -> tuple[str, list[str], int]:
+    """(question, collections, token budget) checked against the limits, or QAError saying why."""
+    rules = settings.rationale_qa
+    if not isinstance(question, str) or not question.strip():
+        raise QAError("question is empty: ask something, e.g. 'Which bacterium does Oleoylethanolamide increase?'")
+    question = " ".join(question.split())
+    if len(question) > rules.max_question_chars:
+        raise QAError(f"question is {len(question)} characters long; at most {rules.max_question_chars} are allowed")
+    if strategy not in STRATEGIES:
+        raise QAError(f"unknown strategy {strategy!r}; use one of {', '.join(STRATEGIES)}")
+    budget = settings.fusion.max_context_tokens if token_budget is None else token_budget
+    if not 1 <= budget <= settings.api.max_token_budget:
+        raise QAError(f"token budget must be between 1 and {settings.api.max_token_budget}, got {budget}")
+    if collections:
+        if len(collections) > settings.api.max_collections:
+            raise QAError(f"at most {settings.api.max_collections} collections per question, got {len(collections)}")
+        for name in collections:
+            try:
+                validate_collection_name(name)
+            except ValueError as exc:
+                raise QAError(str(exc)) from None
+        unknown = sorted(set(collections) - set(known))
+        if unknown:
+            raise QAError(
+                f"unknown collection(s) {', '.join(repr(u) for u in unknown)}; "
+                f"known: {', '.join(known) or '(none yet: ingest documents first)'}"
+            )
+        chosen = list(dict.fromkeys(collections))
+    else:
+        chosen = list(known)
+    return question, chosen, budget
+
+
+# -- the two roles ------------------------------------------------------------------------------
+
+
+class OfflineRationale:
+    """Key-phrase decomposer and extractive reasoner (``kg_pipelines.offline.rationale``)."""
+
+    name = "offline"
+
+    def __init__(self, settings):
+        self.max_sentences = settings.rationale_qa.max_answer_sentences
+
+    def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
+        return propose_sub_questions(question, context, asked, n)
+
+    def reason(self, question: str, context: list[str]) -> tuple[str, bool]:
+        found = extractive_answer(question, context, self.max_sentences)
+        return found.answer, found.supported
+
+
+class LLMRationale:
+    """The LLM decomposes and reasons, through the one client (structured, validated output)."""
+
+    name = "openai"
+
+    def __init__(self, client: LLMClient):
+        self.client = client
+        self.conversation = f"qa-{uuid.uuid4().hex[:12]}"
+
+    def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
+        return self.client.decompose(self.conversation, question, context, asked, n).questions
+
+    def reason(self, question: str, context: list[str]) -> tuple[str, bool]:
+        result = self.client.reason(self.conversation, question, context)
+        return result.answer, result.supported
+
+
+def rationale_for(settings, client: LLMClient | None = None):
+    if settings.llm.provider == "offline":
+        return OfflineRationale(settings)
+    if client is None:
+        from kg_pipelines.llm.providers import make_provider
+
+        try:
+            provider = make_provider(settings.llm)
+        except ValueError as exc:
+            raise QAUnavailable(f"the LLM provider is not usable: {exc}") from None
+        client = LLMClient(provider, settings.resolved_entity_types)
+    return LLMRationale(client)
+
+
+# -- the stores -----------------------------------------------------------------------------------
+
+
+def _quoted(value: str) -> str:
+    """A string literal for a LanceDB filter (the value is an id read from our own tables)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+class AtomicQuestionIndex:
+    """The ``questions__<c>`` and ``chunks__<c>`` tables of the asked collections, each collection
+    queried with its own embedding model."""
+
+    def __init__(
+        self,
+        store: VectorStore,
+        settings,
+        collections: list[str],
+        embed_for: Callable | None = None,
+        answers_in: dict[str, str] | None = None,
+    ):
+        from kg_pipelines.embedding import embedder_for
+
+        # question_id -> chunk_id along the graph's ANSWERS_IN edges (from the snapshot); without a
+        # snapshot, the chunk_id each question row carries (the same link, written by the same stage)
+        self.answers_in = answers_in or {}
+
+        self.store = store
+        self.settings = settings
+        self.collections = collections
+        self.embed_for = embed_for or (lambda c: embedder_for(settings.embedding_model_for(c), settings.llm))
+        self.tables = {c: store.open("questions", c) for c in collections}
+        self.chunk_tables = {c: store.open("chunks", c) for c in collections}
+
+    def search(self, sub_questions: list[str], k: int) -> dict[str, list[AtomicMatch]]:
+        """Per collection, the best ``k`` atomic questions of each sub-question, best first."""
+        found: dict[str, list[AtomicMatch]] = {}
+        for collection in self.collections:
+            table = self.tables.get(collection)
+            if table is None or not sub_questions:
+                found[collection] = []
+                continue
+            vectors = self.embed_for(collection).embed(sub_questions)
+            hits: list[AtomicMatch] = []
+            for sub, vector in zip(sub_questions, vectors):
+                rows = (
+                    table.search(np.asarray(vector, dtype=np.float32))
+                    .metric("cosine")
+                    .limit(k)
+                    .select(["question_id", "chunk_id", "question", "_distance"])
+                    .to_list()
+                )
+                hits.extend(
+                    AtomicMatch(
+                        sub_question=sub,
+                        atomic_question=r["question"],
+                        question_id=r["question_id"],
+                        chunk_id=self.answers_in.get(r["question_id"], r["chunk_id"]),
+                        collection=collection,
+                        score=round(1.0 - float(r["_distance"]), 4),
+                    )
+                    for r in rows
+                )
+            hits.sort(key=lambda m: (-m.score, m.question_id))
+            found[collection] = hits
+        return found
+
+    def chunk(self, collection: str, chunk_id: str) -> dict | None:
+        table = self.chunk_tables.get(collection)
+        if table is None:
+            return None
+        rows = (
+            table.search()
+            .where(f"chunk_id = {_quoted(chunk_id)}")
+            .select(["chunk_id", "document_id", "text"])
+            .limit(1)
+            .to_list()
+        )
+        return rows[0] if rows else None
+
+
+# -- the loop -------------------------------------------------------------------------------------
+
+
+def answer_question(
+    question: str,
+    settings,
+    collections: Sequence[str] | None = None,
+    strategy: str = "auto",
+    token_budget: int | None = None,
+    rationale=None,
+    store: VectorStore | None = None,
+    titles: dict[str, str] | None = None,
+    embed_for: Callable | None = None,
+    answers_in: dict[str, str] | None = None,
+) -> QAResult:
+    """Answer ``question`` with the decomposer loop and the reasoner (see the module doc).
+    ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
+    ANSWERS_IN edges (both from the graph snapshot)."""
+    rules = settings.rationale_qa
+    store = store or VectorStore(settings.lancedb_dir)
+    known = available_collections(store)
+    question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, known)
+    rationale = rationale or rationale_for(settings)
+    result = QAResult(
+        question=question,
+        answer=NO_ANSWER,
+        supported=False,
+        collections=chosen,
+        provider=rationale.name,
+        token_budget=budget,
+    )
+    if not chosen:
+        result.stop_reason = "no collection has an atomic-question index yet (ingest documents first)"
+        result.answer = f"{NO_ANSWER} No collection has been ingested yet."
+        return result
+    index = AtomicQuestionIndex(store, settings, chosen, embed_for, answers_in)
+    titles = titles or {}
+    gathered: list[ContextChunk] = []
+    asked: list[str] = []
+    for iteration in range(1, rules.max_iterations + 1):
+        texts = [c.text for c in gathered]
+        try:
+            proposed = rationale.decompose(question, texts, asked, rules.sub_questions)
+        except LLMError as exc:
+            result.degraded = (
+                f"the decomposer failed in round {iteration} ({exc.kind}: {exc.message}); "
+                f"the answer rests on the {len(gathered)} chunk(s) gathered before"
+            )
+            result.stop_reason = "decomposer failed"
+            break
+        asked_keys = {a.casefold() for a in asked}
+        sub_questions = [q for q in proposed if q.strip() and q.casefold() not in asked_keys][: rules.sub_questions]
+        round_ = Round(iteration=iteration, sub_questions=sub_questions, matches=[])
+        result.rounds.append(round_)
+        if not sub_questions:
+            round_.stop_reason = result.stop_reason = "the decomposer proposed nothing new"
+            break
+        asked.extend(sub_questions)
+        per_collection = index.search(sub_questions, rules.candidates_per_sub_question)
+        round_.matches = _best_per_sub_question(per_collection)
+        have = {(c.collection, c.chunk_id) for c in gathered}
+        fresh = {c: [m for m in hits if (c, m.chunk_id) not in have] for c, hits in per_collection.items()}
+        selected = _select(fresh, question, settings)
+        if selected is None:
+            round_.stop_reason = result.stop_reason = "no atomic question leads to a chunk not gathered yet"
+            break
+        if selected.score < rules.min_similarity:
+            round_.selected = selected
+            round_.stop_reason = result.stop_reason = (
+                f"best match {selected.score:.3f} is below the similarity threshold {rules.min_similarity}"
+            )
+            break
+        chunk = index.chunk(selected.collection, selected.chunk_id)
+        round_.selected = selected
+        if chunk is None:  # the vector index and the chunk table disagree (a sync in progress)
+            round_.stop_reason = result.stop_reason = f"chunk {selected.chunk_id} is gone from its collection"
+            break
+        gathered.append(
+            ContextChunk(
+                chunk_id=selected.chunk_id,
+                document_id=chunk["document_id"],
+                collection=selected.collection,
+                title=titles.get(selected.chunk_id),
+                text=chunk["text"],
+                via_question=selected.atomic_question,
+                score=selected.score,
+                round=iteration,
+            )
+        )
+        round_.chunk_added = selected.chunk_id
+        result.edge_ids.append(f"ANSWERS_IN:question:{selected.question_id}->chunk:{selected.chunk_id}")
+    else:
+        result.stop_reason = f"reached the limit of {rules.max_iterations} rounds"
+
+    result.gathered = len(gathered)
+    context = _within_budget(gathered, question, chosen, strategy, budget, settings, result)
+    result.context = context
+    result.sources = _sources(context)
+    texts = [c.text for c in context]
+    if result.degraded is None:
+        try:
+            result.answer, result.supported = rationale.reason(question, texts)
+        except LLMError as exc:
+            result.degraded = (
+                f"the reasoner failed ({exc.kind}: {exc.message}); the answer is extracted from the "
+                f"{len(context)} gathered chunk(s)"
+            )
+    if result.degraded is not None:
+        found = extractive_answer(question, texts, rules.max_answer_sentences)
+        result.answer, result.supported = found.answer, found.supported
+        result.answer = f"{result.answer} (Partial answer: {result.degraded}.)"
+    return result
+
+
+def _best_per_sub_question(per_collection: dict[str, list[AtomicMatch]]) -> list[AtomicMatch]:
+    best: dict[tuple[str, str], AtomicMatch] = {}
+    for collection, hits in per_collection.items():
+        for match in hits:
+            key = (match.sub_question, collection)
+            if key not in best or match.score > best[key].score:
+                best[key] = match
+    return sorted(best.values(), key=lambda m: (-m.score, m.sub_question))
+
+
+def _select(fresh: dict[str, list[AtomicMatch]], question: str, settings) -> AtomicMatch | None:
+    """The top-matching atomic question: the highest similarity within one embedding space; across
+    collections of different models the first of the rank fusion."""
+    lists = {c: hits for c, hits in fresh.items() if hits}
+    if not lists:
+        return None
+    models = {settings.embedding_model_for(c) for c in lists}
+    if len(models) == 1:  # one embedding space: similarities compare, the best one wins
+        return min((hits[0] for hits in lists.values()), key=lambda m: (-m.score, m.collection, m.question_id))
+    ranked: dict[str, list[RetrievedItem]] = {}
+    by_key: dict[tuple[str, str], AtomicMatch] = {}
+    for collection, hits in lists.items():
+        items, seen = [], set()
+        for match in hits:  # best match per chunk, ranked by similarity
+            if match.chunk_id in seen:
+                continue
+            seen.add(match.chunk_id)
+            by_key[(collection, match.chunk_id)] = match
+            items.append(RetrievedItem(match.chunk_id, collection, match.atomic_question, match.score, len(items) + 1))
+        ranked[collection] = items
+    config = FusionConfig.from_settings(settings, diversity_factor=0.0, max_context_tokens=1_000_000)
+    fused = fuse(ranked, question, config)
+    top = fused.ranked[0].item
+    return by_key[(top.collection, top.item_id)]
+
+
+def _within_budget(gathered, question, collections, strategy, budget, settings, result) -> list[ContextChunk]:
+    if not gathered:
+        return []
+    if len(collections) > 1:
+        lists: dict[str, list[RetrievedItem]] = {}
+        for chunk in gathered:
+            items = lists.setdefault(chunk.collection, [])
+            items.append(
+                RetrievedItem(
+                    chunk.chunk_id,
+                    chunk.collection,
+                    chunk.text,
+                    chunk.score,
+                    len(items) + 1,
+                    document_id=chunk.document_id,
+                    title=chunk.title,
+                )
+            )
+        config = FusionConfig.from_settings(settings, strategy=strategy, max_context_tokens=budget)
+        fused = fuse(lists, question, config)
+        result.strategy, result.tokens_used = fused.strategy, fused.tokens_used
+        by_key = {(c.collection, c.chunk_id): c for c in gathered}
+        return [by_key[(m.collection, m.item.item_id)] for m in fused.selected]
+    from kg_pipelines.ingestion.tokens import default_token_counter
+
+    counter = default_token_counter()
+    kept, used = [], 0
+    for chunk in gathered:  # the order they were gathered in: each round builds on the previous
+        tokens = counter.count(chunk.text)
+        if used + tokens > budget:
+            continue
+        kept.append(chunk)
+        used += tokens
+    result.tokens_used = used
+    return kept
+
+
+def _sources(context: list[ContextChunk]) -> list[dict]:
+    return [
+        {
+            "chunk_id": c.chunk_id,
+            "document_id": c.document_id,
+            "collection": c.collection,
+            "title": c.title,
+            "via_question": c.via_question,
+            "score": c.score,
+        }
+        for c in context
+    ]
+
+
+def format_answer(result: QAResult) -> list[str]:
+    """Lines for a terminal: the answer, then the trace and the sources."""
+    lines = [result.answer, ""]
+    for r in result.rounds:
+        lines.append(f"round {r.iteration}: {' | '.join(r.sub_questions) or '(no sub-question)'}")
+        if r.selected is not None:
+            s = r.selected
+            lines.append(f"  best: {s.atomic_question!r} ({s.collection}, {s.score:.3f})")
+        if r.chunk_added:
+            lines.append(f"  added chunk {r.chunk_added}")
+        if r.stop_reason:
+            lines.append(f"  stop: {r.stop_reason}")
+    if result.stop_reason and not any(r.stop_reason for r in result.rounds):
+        lines.append(f"stop: {result.stop_reason}")
+    if result.degraded:
+        lines.append(f"degraded: {result.degraded}")
+    if result.sources:
+        lines.append("sources:")
+        lines.extend(
+            f"  [{i}] {s['title'] or s['document_id']} ({s['collection']}, {s['chunk_id']})"
+            for i, s in enumerate(result.sources, 1)
+        )
+    return lines
+
+
+def ask(
+    settings,
+    question: str,
+    collections: Sequence[str] | None = None,
+    strategy: str = "auto",
+    token_budget: int | None = None,
+    record: bool = True,
+    rationale=None,
+) -> QAResult:
+    """Rationale QA with titles from the graph snapshot (what the CLI and the API call); the
+    ANSWERS_IN edges the answer followed are queued as used when ``record``."""
+    from kg_pipelines.retrieval.activations import record_activations
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    snapshot = load_graph_snapshot(settings)
+    titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
+    answers_in = snapshot.derived("answers_in", _answers_in) if snapshot is not None else {}
+    store = VectorStore(settings.lancedb_dir) if settings.lancedb_dir.exists() else None
+    if store is None:  # nothing ingested: validate the request, then say so
+        question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
+        return QAResult(
+            question=question,
+            answer=f"{NO_ANSWER} No collection has been ingested yet.",
+            supported=False,
+            collections=chosen,
+            provider=settings.llm.provider,
+            stop_reason="no collection has an atomic-question index yet (ingest documents first)",
+            token_budget=budget,
+        )
+    result = answer_question(
+        question,
+        settings,
+        collections,
+        strategy,
+        token_budget,
+        rationale=rationale,
+        store=store,
+        titles=titles,
+        answers_in=answers_in,
+    )
+    if record and result.edge_ids:
+        record_activations(settings, result.edge_ids, "qa")
+    return result
+
+
+def _chunk_titles(snapshot) -> dict[str, str]:
+    chunks = snapshot.chunks
+    return dict(zip(chunks.column("chunk_id").to_pylist(), chunks.column("title").to_pylist()))
+
+
+def _answers_in(snapshot) -> dict[str, str]:
+    """question_id -> chunk_id of the snapshot's ANSWERS_IN edges (question:<id> -> chunk:<id>)."""
+    import pyarrow.compute as pc
+
+    edges = snapshot.edges.filter(pc.equal(snapshot.edges.column("edge_type"), "ANSWERS_IN"))
+    sources = edges.column("source_id").to_pylist()
+    targets = edges.column("target_id").to_pylist()
+    return {
+        s.removeprefix("question:"): t.removeprefix("chunk:")
+        for s, t in zip(sources, targets)
+        if s.startswith("question:") and t.startswith("chunk:")
+    }
