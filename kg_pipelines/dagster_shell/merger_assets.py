@@ -125,6 +125,7 @@ def merge_plans(context: AssetExecutionContext, kg: KGResource) -> MaterializeRe
             raise Failure(f"page bundle {bundle_id!r} has no proposed_pages: materialize proposed_pages first")
         llm = kg.llm_client()
         plan, reused = planned(conn, bundle, lambda: embedding_scorer(conn, settings), llm, settings, kg.now())
+        snapshot = publish_graph_snapshot(conn, settings)  # readers (API, search) see the new pages
         plan_md = render_plan(plan)
         path = write_plan_files(settings, plan, plan_md)
         decisions = [n.decision for sg in plan.subgraphs for n in sg.nodes.values()]
@@ -164,6 +165,7 @@ def merge_plans(context: AssetExecutionContext, kg: KGResource) -> MaterializeRe
 )
 def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
     from kg_pipelines.embedding import embedder_for
+    from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
     from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 
     _mark_run_process(context)
@@ -198,6 +200,7 @@ def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
                 "retries": sum(sg.retry_count for sg in plan.subgraphs),
                 "subgraphs_failed": sum(sg.status == "FAILED" for sg in plan.subgraphs),
                 "node_vectors_embedded": vectors.embedded,
+                "graph_snapshot": snapshot.name,
                 **llm.counters.snapshot(),
             }
         )
