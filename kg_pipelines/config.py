@@ -76,6 +76,41 @@ class RunSettings(_Strict):
     )
 
 
+class ConsolidationSettings(_Strict):
+    """Seed 002: prune weak edges, merge duplicate edges, topic clusters and communities, on schedules."""
+
+    enabled: bool = Field(default=True, description="Feature flag: the schedules run consolidation only when true")
+    min_edges: int = Field(default=50, ge=0, description="Schedules skip while the graph has fewer edges")
+    min_graph_age_days: float = Field(
+        default=14.0, ge=0, description="Schedules skip while the graph's first edge is younger than this"
+    )
+    prune_threshold: float = Field(default=0.05, ge=0, le=1, description="An edge weaker than this may be pruned")
+    min_inactive_days: float = Field(
+        default=7.0, ge=0, description="Days since last activity (activated, else reinforced, else created)"
+    )
+    decay_half_life_days: float = Field(
+        default=30.0,
+        ge=0,
+        description="Strength halves per this many inactive days before the threshold is applied; 0: no decay",
+    )
+    true_bridges: bool = Field(
+        default=True,
+        description="Also keep every edge whose removal would disconnect a component (beyond the seed's rule)",
+    )
+    cluster_min_size: int = Field(default=3, ge=1, description="Nodes a topic cluster needs")
+    community_min_size: int = Field(default=3, ge=1, description="Nodes a stored community needs")
+    community_resolution: float = Field(default=1.0, gt=0, description="Louvain resolution (higher: smaller)")
+    louvain_max_edges: int = Field(
+        default=300_000,
+        ge=1,
+        description="Larger graphs are first coarsened by label propagation, then Louvain runs on the coarse graph",
+    )
+    summarize_anchor_date: str = Field(
+        default="2026-01-05", description="Monday the every-14-days summarize schedule counts its weeks from"
+    )
+    summarize_every_weeks: int = Field(default=2, ge=1, description="Summarize runs on every n-th week")
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -94,6 +129,7 @@ class KGSettings(_Strict):
         default=DEFAULT_EMBEDDING_MODEL,
         description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
     )
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod

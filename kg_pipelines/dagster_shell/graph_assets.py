@@ -3,7 +3,9 @@
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from kg_pipelines.embedding import embedder_for
+from kg_pipelines.graph.formation_dedup import formation_dedup
 from kg_pipelines.graph.graph_building import sync_graph
+from kg_pipelines.graph.graph_stats import publish_graph_stats
 from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from kg_pipelines.stores.warehouse import fetch_dicts
 
@@ -85,9 +87,10 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
         settings = ctx.settings
-        node_vectors = sync_node_vectors(
-            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
-        )
+        node_store = NodeVectors(settings.lancedb_dir)
+        node_vectors = sync_node_vectors(conn, node_store, embedder_for(settings.node_embedding_model, settings.llm))
+        # formation-time dedup (seed 001 Strategy 2): an existing node absorbs a new duplicate
+        absorbed = formation_dedup(conn, node_store, settings, now)
         removed = set(report.removed_documents)
         synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
@@ -115,6 +118,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
                 "node_vectors_embedded": node_vectors.embedded,
                 "node_vectors_total": node_vectors.total,
+                "nodes_absorbed_at_formation": MetadataValue.md(absorbed),
             },
         )
         yield MaterializeResult(
@@ -135,4 +139,6 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "edges_by_type": _counts_by(conn, "kg_edges", "edge_type"),
             },
         )
+        # figures for the consolidation schedules, which must not open DuckDB
+        publish_graph_stats(conn, settings.data_dir)
         yield from graph_checks(conn, scope.collection)

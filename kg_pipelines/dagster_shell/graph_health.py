@@ -44,7 +44,9 @@ def graph_figures(conn, changed_since: datetime | None = None) -> dict[str, dict
     ):
         where, params = "true", []
         if changed_since is not None:
-            recent = conn.execute(f"SELECT count(*) FROM {table} WHERE {time_column} >= ?", [changed_since]).fetchone()
+            recent = conn.execute(f"SELECT count(*) FROM {table} WHERE {time_column} >= ?", [changed_since]).fetchall()[
+                0
+            ]
             if recent[0]:
                 where, params = f"{time_column} >= ?", [changed_since]
         meta = preview_table(conn, table, where, params, preview)

@@ -71,6 +71,37 @@ SCHEMA: dict[str, str] = {
     "kg_edge_support": """
         edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
         collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
+    # consolidation (seed 002): what each run pruned, merged and found, enough to restore and explain it
+    "edge_prune_log": """
+        run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
+        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
+        strength DOUBLE NOT NULL, decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL,
+        reason VARCHAR NOT NULL, edge_row JSON NOT NULL, support_rows JSON NOT NULL,
+        restored_at TIMESTAMPTZ""",
+    "consolidated_edges": """
+        run_id VARCHAR NOT NULL, merged_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
+        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
+        absorbed_edge_ids VARCHAR[] NOT NULL, edge_count INTEGER NOT NULL, old_strength DOUBLE NOT NULL,
+        new_strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL, absorbed_edges JSON NOT NULL,
+        PRIMARY KEY (run_id, edge_id)""",
+    # an edge id absorbed by a merge -> the edge that carries it now (ingestion redirects its support)
+    "edge_aliases": """
+        absorbed_edge_id VARCHAR PRIMARY KEY, edge_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL""",
+    "topic_clusters": """
+        topic_key VARCHAR PRIMARY KEY, node_ids VARCHAR[] NOT NULL, node_count INTEGER NOT NULL,
+        internal_edges BIGINT NOT NULL, connectivity DOUBLE NOT NULL, computed_at TIMESTAMPTZ NOT NULL""",
+    "communities": """
+        community_id INTEGER PRIMARY KEY, node_ids VARCHAR[] NOT NULL, node_count INTEGER NOT NULL,
+        edge_count BIGINT NOT NULL, top_nodes VARCHAR[] NOT NULL, summary VARCHAR NOT NULL,
+        summary_method VARCHAR NOT NULL, algorithm VARCHAR NOT NULL, computed_at TIMESTAMPTZ NOT NULL""",
+    "consolidation_reports": """
+        run_id VARCHAR PRIMARY KEY, operation VARCHAR NOT NULL, dry_run BOOLEAN NOT NULL,
+        started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ NOT NULL, edges_before BIGINT NOT NULL,
+        edges_after BIGINT NOT NULL, affected BIGINT NOT NULL, affected_pct DOUBLE NOT NULL,
+        health_target VARCHAR, within_target BOOLEAN, settings JSON NOT NULL, report JSON NOT NULL,
+        picture_path VARCHAR""",
+    # duplicate nodes (seed 001): the scored pairs of the last detection, every merge (enough to
+    # explain and undo it), the node ids merged away (graph building maps them to their canonical)
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:
@@ -106,6 +137,7 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS questions_chunk ON atomic_questions (chunk_id)",
     "CREATE INDEX IF NOT EXISTS node_support_document ON kg_node_support (document_id)",
     "CREATE INDEX IF NOT EXISTS edge_support_document ON kg_edge_support (document_id)",
+    "CREATE INDEX IF NOT EXISTS edge_prune_log_edge ON edge_prune_log (edge_id)",
 )
 
 

@@ -1,0 +1,677 @@
+"""Graph consolidation (seed 002): prune weak edges, merge duplicate edges, summarize (topic
+clusters and communities).
+
+What decides lives in SQL (``dbt_like_sql/``: ``prune_candidates``, ``edge_merge_groups``,
+``topic_clusters``, ``graph_adjacency``); this module runs it, one transaction per operation (a
+crash leaves the graph as it was), and does what SQL cannot:
+
+- **true bridges**: only prune candidates (weak after decay, inactive, not user-made, not
+  protected, not a seed bridge) can go. The graph's components are contracted over every edge that
+  stays (scipy ``connected_components`` on integer ids), so only candidate edges *between*
+  contracted components matter. Of those, a maximum spanning forest (strongest candidates first) is
+  kept: it holds every true bridge (a bridge is in every spanning forest) and also keeps a cycle
+  made only of candidates from being removed as a whole, which would disconnect a component even
+  though no single edge of it is a bridge. Everything else goes. So pruning never splits a
+  component, and the seed's own rule (the only edge of either endpoint) is kept on top.
+- **communities**: Louvain (networkx) on the graph weighted by strength; graphs above
+  ``louvain_max_edges`` are first coarsened by a few rounds of vectorised label propagation and
+  Louvain runs on the coarse graph. Each community gets an extractive summary (its most connected
+  nodes, their types, its strongest relation) or, with an LLM provider, a generated one.
+
+Provenance: a pruned edge's ``kg_edge_support`` rows move into ``edge_prune_log`` (with the whole
+edge row), so ``restore_pruned_edges`` can put it back; an unchanged document is never synced again,
+so the edge does not come back by itself; a changed or re-processed document that still states the
+relation brings it back as a new edge (new evidence). An edge that absorbs duplicates takes over
+their support rows, and ``edge_aliases`` maps the absorbed ids to it: ingestion then gives new
+support for an absorbed id to the surviving edge instead of re-creating the duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import networkx as nx
+import numpy as np
+import pyarrow as pa
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+from kg_pipelines.graph import graph_sql
+from kg_pipelines.graph.graph_pictures import ConsolidationPicture, consolidation_picture
+from kg_pipelines.stores.warehouse import fetch_dicts, transaction
+
+OPERATIONS = ("prune", "merge-edges", "summarize")
+# seed 002 section 8 (metrics): healthy figures per cycle
+HEALTH_TARGETS = {
+    "prune": ("pruned 5-15 % of edges per cycle", 5.0, 15.0),
+    "merge-edges": ("merged < 5 % of edges per cycle", 0.0, 5.0),
+    "summarize": ("3-10 topic clusters after a month of use", 3, 10),
+}
+BRIDGE_LABEL_MAX_PAIRS = (
+    500_000  # above this many contracted candidate pairs, kept edges are not labelled bridge / cycle
+)
+MAX_SUMMARIES_BY_LLM = 50
+
+
+@dataclass
+class PruneReport:
+    run_id: str
+    total: int
+    pruned: int
+    kept: int
+    pruned_edge_ids: list[str]
+    dry_run: bool
+    candidates: int = 0
+    kept_seed_bridge: int = 0
+    kept_true_bridge: int = 0
+    kept_connectivity: int = 0
+    decay_half_life_days: float = 0.0
+    pruned_edges: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
+
+
+@dataclass
+class MergeReport:
+    run_id: str
+    total_before: int
+    total_after: int
+    edges_merged: int
+    dry_run: bool
+    surviving_edges: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class SummarizeReport:
+    run_id: str
+    total_edges: int
+    clusters: list[dict]
+    communities: list[dict]
+    dry_run: bool
+    algorithm: str = "louvain"
+
+
+@dataclass
+class ConsolidationResult:
+    operation: str
+    report: PruneReport | MergeReport | SummarizeReport
+    health: dict
+    picture_path: Path | None
+    picture_summary: str
+
+
+# -- entry point ------------------------------------------------------------------------------------
+
+
+def run_consolidation(
+    conn: duckdb.DuckDBPyConnection,
+    settings,
+    operation: str,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    decay_half_life_days: float | None = None,
+    llm_client=None,
+    data_dir: Path | None = None,
+) -> ConsolidationResult:
+    """Run one operation (``prune`` / ``merge-edges`` / ``summarize``) in one transaction, with its
+    report row in ``consolidation_reports`` and a before/after picture under ``data_dir``.
+    A dry run computes the same report and changes no graph table (its report row is recorded)."""
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown consolidation operation {operation!r}; one of {', '.join(OPERATIONS)}")
+    options = settings.consolidation
+    now = now or datetime.now(UTC)
+    run_id = f"{now.strftime('%Y%m%dT%H%M%S')}-{operation}-{uuid.uuid4().hex[:8]}"
+    with transaction(conn):
+        graph_sql.create_views(conn)
+        graph_sql.set_variables(conn, graph_sql.model_variables(options, now, decay_half_life_days))
+        if operation == "prune":
+            report = prune_weak_edges(conn, options, now, run_id, dry_run)
+        elif operation == "merge-edges":
+            report = merge_duplicate_edges(conn, now, run_id, dry_run)
+        else:
+            report = summarize_graph(conn, options, now, run_id, dry_run, llm_client)
+        health = health_figures(operation, report)
+        picture = _picture(conn, operation, report, now, dry_run)
+        path, summary = consolidation_picture(picture, data_dir) if data_dir is not None else (None, "")
+        _record_report(conn, operation, report, health, options, now, path, decay_half_life_days)
+    return ConsolidationResult(operation, report, health, path, summary)
+
+
+def health_figures(operation: str, report) -> dict:
+    """The seed's health target beside the actual figure."""
+    target, low, high = HEALTH_TARGETS[operation]
+    if operation == "summarize":
+        actual = len(report.clusters)
+        return {
+            "target": target,
+            "actual": f"{actual} topic clusters",
+            "value": actual,
+            "within": low <= actual <= high,
+        }
+    before = report.total if operation == "prune" else report.total_before
+    affected = report.pruned if operation == "prune" else report.edges_merged
+    pct = 100.0 * affected / before if before else 0.0
+    within = (low <= pct <= high) if operation == "prune" else pct < high
+    return {
+        "target": target,
+        "actual": f"{affected} of {before} edges ({pct:.1f} %)",
+        "value": round(pct, 3),
+        "within": within,
+    }
+
+
+# -- prune ----------------------------------------------------------------------------------------
+
+
+def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -> PruneReport:
+    """Seed 002 section 2, with decay before the threshold and true-bridge protection (the
+    caller holds the transaction and has set the model variables)."""
+    run = conn.execute
+    run("CREATE OR REPLACE TEMP TABLE _prune_eval AS SELECT * FROM prune_candidates")
+    total, candidates, seed_bridges = run(
+        """SELECT count(*), count(*) FILTER (is_candidate), count(*) FILTER (is_candidate AND seed_bridge)
+        FROM _prune_eval"""
+    ).fetchall()[0]
+    reasons = (
+        "'weak (' || round(p.decayed_strength, 4) || ' < threshold), inactive ' || round(p.days_inactive, 1)"
+        " || ' d, not a bridge, not user-made, not protected'"
+    )
+    kept_true_bridge = kept_connectivity = 0
+    if options.true_bridges and candidates - seed_bridges > 0:
+        pruned_ids, kept_true_bridge, kept_connectivity = _prune_keeping_connectivity(conn)
+        pruned_table = pa.table({"edge_id": pa.array(pruned_ids, pa.string())})
+    else:
+        pruned_table = conn.sql(
+            "SELECT edge_id FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
+        ).fetch_arrow_table()
+    conn.register("_pruned_view", pruned_table)
+    run("CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _pruned_view")
+    conn.unregister("_pruned_view")
+    pruned_rows = fetch_dicts(
+        conn,
+        f"""SELECT p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
+                  p.days_inactive, {reasons} AS reason
+           FROM _prune_eval p WHERE p.edge_id IN (SELECT edge_id FROM _pruned) ORDER BY p.edge_id""",
+    )
+    if not dry_run and pruned_rows:
+        run(
+            f"""INSERT INTO edge_prune_log
+            SELECT ?, ?, e.edge_id, e.source_id, e.target_id, e.edge_type, e.strength, p.decayed_strength,
+                   p.days_inactive, {reasons}, to_json(e), coalesce(s.rows, '[]'), NULL
+            FROM kg_edges e JOIN _prune_eval p USING (edge_id)
+            LEFT JOIN (SELECT es.edge_id, to_json(list(es ORDER BY es.document_id, es.chunk_id)) AS rows
+                       FROM kg_edge_support es WHERE es.edge_id IN (SELECT edge_id FROM _pruned)
+                       GROUP BY es.edge_id) s USING (edge_id)
+            WHERE e.edge_id IN (SELECT edge_id FROM _pruned)""",
+            [run_id, now],
+        )
+        run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
+        run("DELETE FROM kg_edges WHERE edge_id IN (SELECT edge_id FROM _pruned)")
+    ids = [r["edge_id"] for r in pruned_rows]
+    return PruneReport(
+        run_id=run_id,
+        total=total,
+        pruned=len(ids),
+        kept=total - len(ids),
+        pruned_edge_ids=ids,
+        dry_run=dry_run,
+        candidates=candidates,
+        kept_seed_bridge=seed_bridges,
+        kept_true_bridge=kept_true_bridge,
+        kept_connectivity=kept_connectivity,
+        decay_half_life_days=float(conn.execute("SELECT getvariable('decay_half_life_days')").fetchall()[0][0]),
+        pruned_edges=pruned_rows[:500],
+    )
+
+
+def _node_index(conn) -> int:
+    """Integer ids of the nodes that have edges (``_node_index``); their number."""
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _node_index AS
+        SELECT node_id, (row_number() OVER () - 1)::INTEGER AS idx
+        FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
+    )
+    return conn.execute("SELECT count(*) FROM _node_index").fetchall()[0][0]
+
+
+def _numpy(conn, sql: str) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v) for k, v in conn.sql(sql).fetchnumpy().items()}
+
+
+def _prune_keeping_connectivity(conn) -> tuple[list[str], int, int]:
+    """(pruned edge ids, kept as true bridges, kept to keep a candidate-only cycle from splitting
+    a component). See the module docstring."""
+    n = _node_index(conn)
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _prune_idx AS
+        SELECT p.edge_id, s.idx AS si, t.idx AS ti, p.decayed_strength,
+               p.is_candidate AND NOT p.seed_bridge AS removable
+        FROM _prune_eval p JOIN _node_index s ON s.node_id = p.source_id
+        JOIN _node_index t ON t.node_id = p.target_id"""
+    )
+    stay = _numpy(conn, "SELECT si, ti FROM _prune_idx WHERE NOT removable")
+    cand = _numpy(conn, "SELECT edge_id, si, ti, decayed_strength FROM _prune_idx WHERE removable ORDER BY edge_id")
+    graph = coo_matrix((np.ones(len(stay["si"]), dtype=np.int8), (stay["si"], stay["ti"])), shape=(n, n))
+    _, component = connected_components(graph, directed=False)
+    a, b = component[cand["si"]], component[cand["ti"]]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    between = np.flatnonzero(lo != hi)  # a candidate inside one contracted component never disconnects it
+    keep = np.zeros(len(a), dtype=bool)
+    bridges = 0
+    if len(between):
+        used, relabel = np.unique(np.concatenate([lo[between], hi[between]]), return_inverse=True)
+        m = len(used)
+        u, v = relabel[: len(between)], relabel[len(between) :]
+        key = u.astype(np.int64) * m + v
+        # strongest candidate of each contracted pair first (then edge id order): the forest keeps it
+        order = np.lexsort((between, -cand["decayed_strength"][between], key))
+        first = order[np.r_[True, key[order][1:] != key[order][:-1]]]
+        weight = 2.0 - cand["decayed_strength"][between][first]  # positive, so every pair is an edge of the MST
+        tree = minimum_spanning_tree(coo_matrix((weight, (u[first], v[first])), shape=(m, m)).tocsr()).tocoo()
+        tree_key = np.minimum(tree.row, tree.col).astype(np.int64) * m + np.maximum(tree.row, tree.col)
+        pair_keys = key[first]
+        in_tree = np.isin(pair_keys, tree_key)
+        keep[between[first[in_tree]]] = True
+        if len(pair_keys) <= BRIDGE_LABEL_MAX_PAIRS:
+            multiplicity = Counter(key.tolist())
+            simple = nx.Graph()
+            simple.add_edges_from(zip(u[first].tolist(), v[first].tolist(), strict=True))
+            bridge_keys = {
+                min(x, y) * m + max(x, y) for x, y in nx.bridges(simple) if multiplicity[min(x, y) * m + max(x, y)] == 1
+            }
+            bridges = sum(1 for k in pair_keys[in_tree].tolist() if k in bridge_keys)
+    kept = int(keep.sum())
+    return cand["edge_id"][~keep].tolist(), bridges, kept - bridges
+
+
+def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None) -> int:
+    """Put pruned edges back (their row and support) from the latest prune log entry of each;
+    edges whose endpoints are gone or that exist again are skipped. The number restored."""
+    now = now or datetime.now(UTC)
+    restored = 0
+    with transaction(conn):
+        rows = fetch_dicts(
+            conn,
+            """SELECT edge_id, edge_row, support_rows, run_id FROM edge_prune_log
+            WHERE restored_at IS NULL AND edge_id IN (SELECT unnest(?::VARCHAR[]))
+            QUALIFY row_number() OVER (PARTITION BY edge_id ORDER BY pruned_at DESC) = 1""",
+            [list(edge_ids)],
+        )
+        for row in rows:
+            edge = json.loads(row["edge_row"])
+            exists = conn.execute("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [edge["edge_id"]]).fetchall()[0][0]
+            ends = conn.execute(
+                "SELECT count(*) FROM kg_nodes WHERE node_id IN (?, ?)", [edge["source_id"], edge["target_id"]]
+            ).fetchall()[0][0]
+            if exists or ends < len({edge["source_id"], edge["target_id"]}):
+                continue
+            _insert_json_row(conn, "kg_edges", edge)
+            for support in json.loads(row["support_rows"]):
+                _insert_json_row(conn, "kg_edge_support", support)
+            conn.execute(
+                "UPDATE edge_prune_log SET restored_at = ? WHERE edge_id = ? AND run_id = ?",
+                [now, row["edge_id"], row["run_id"]],
+            )
+            restored += 1
+    return restored
+
+
+def _insert_json_row(conn, table: str, row: dict) -> None:
+    """Insert a row read back from JSON, each value cast to its column's type by DuckDB."""
+    types = dict(
+        conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
+        ).fetchall()
+    )
+    names = [c for c in row if c in types]
+    casts = ", ".join(
+        f"?::VARCHAR AS {c}" if types[c] == "VARCHAR" else f"CAST(?::JSON AS {types[c]}) AS {c}" for c in names
+    )
+    values = [row[c] if types[c] == "VARCHAR" else json.dumps(row[c]) for c in names]
+    conn.execute(f"INSERT INTO {table} BY NAME SELECT {casts}", values).fetchall()
+
+
+# -- merge ------------------------------------------------------------------------------------------
+
+
+def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> MergeReport:
+    """Seed 002 section 3 (the caller holds the transaction)."""
+    run = conn.execute
+    total_before = run("SELECT count(*) FROM kg_edges").fetchall()[0][0]
+    run("CREATE OR REPLACE TEMP TABLE _merge AS SELECT * FROM edge_merge_groups")
+    run(
+        "CREATE OR REPLACE TEMP TABLE _absorbed AS "
+        "SELECT unnest(absorbed_edge_ids) AS absorbed_edge_id, edge_id FROM _merge"
+    )
+    surviving = fetch_dicts(
+        conn,
+        """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
+                  edge_count, absorbed_edge_ids FROM _merge ORDER BY edge_id""",
+    )
+    merged = run("SELECT count(*) FROM _absorbed").fetchall()[0][0]
+    if not dry_run and merged:
+        run(
+            """INSERT INTO consolidated_edges
+            SELECT ?, ?, m.edge_id, m.source_id, m.target_id, m.edge_type, m.absorbed_edge_ids, m.edge_count,
+                   m.old_strength, m.new_strength, m.activation_count, a.rows
+            FROM _merge m JOIN (
+                SELECT x.edge_id, to_json(list(e ORDER BY e.edge_id)) AS rows
+                FROM _absorbed x JOIN kg_edges e ON e.edge_id = x.absorbed_edge_id
+                GROUP BY x.edge_id) a USING (edge_id)""",
+            [run_id, now],
+        )
+        run(
+            """UPDATE kg_edges SET strength = m.new_strength, activation_count = m.activation_count,
+                   explanation = '[Merged ' || m.edge_count || ' edges] ' || coalesce(kg_edges.explanation, ''),
+                   protected = kg_edges.protected OR m.protected,
+                   created_by = CASE WHEN m.user_made THEN 'user' ELSE kg_edges.created_by END
+            FROM _merge m WHERE kg_edges.edge_id = m.edge_id"""
+        )
+        run(
+            """UPDATE kg_edge_support SET edge_id = a.edge_id FROM _absorbed a
+            WHERE kg_edge_support.edge_id = a.absorbed_edge_id"""
+        )
+        run(
+            "UPDATE edge_aliases SET edge_id = a.edge_id FROM _absorbed a "
+            "WHERE edge_aliases.edge_id = a.absorbed_edge_id"
+        )
+        run("DELETE FROM edge_aliases WHERE absorbed_edge_id IN (SELECT absorbed_edge_id FROM _absorbed)")
+        run("INSERT INTO edge_aliases SELECT absorbed_edge_id, edge_id, ? FROM _absorbed", [run_id])
+        run("DELETE FROM kg_edges WHERE edge_id IN (SELECT absorbed_edge_id FROM _absorbed)")
+        run(
+            """UPDATE kg_edges SET support_count = s.n FROM (
+                SELECT edge_id, count(*)::INTEGER AS n FROM kg_edge_support
+                WHERE edge_id IN (SELECT edge_id FROM _merge) GROUP BY edge_id) s
+            WHERE kg_edges.edge_id = s.edge_id"""
+        )
+    return MergeReport(
+        run_id=run_id,
+        total_before=total_before,
+        total_after=total_before - merged,
+        edges_merged=merged,
+        dry_run=dry_run,
+        surviving_edges=surviving,
+    )
+
+
+# -- summarize ------------------------------------------------------------------------------------
+
+
+def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, llm_client=None) -> SummarizeReport:
+    """Topic clusters (the SQL model) and communities (the caller holds the transaction)."""
+    total = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
+    if dry_run:
+        clusters = fetch_dicts(conn, f"SELECT * FROM ({graph_sql.model_sql('topic_clusters')}) ORDER BY topic_key")
+    else:
+        graph_sql.refresh_table_model(conn, "topic_clusters")
+        clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
+    communities, algorithm = find_communities(conn, options)
+    rows = _describe_communities(conn, communities, options, now, algorithm, llm_client)
+    if not dry_run:
+        conn.execute("DELETE FROM communities")
+        if rows:
+            conn.register("_community_rows", pa.Table.from_pylist(rows))
+            conn.execute("INSERT INTO communities BY NAME SELECT * FROM _community_rows")
+            conn.unregister("_community_rows")
+    return SummarizeReport(run_id, total, clusters, rows, dry_run, algorithm)
+
+
+def find_communities(conn, options) -> tuple[dict[int, np.ndarray], str]:
+    """{community number: node indices into ``_node_index``}, largest first, and the algorithm."""
+    n = _node_index(conn)
+    edges = _numpy(
+        conn,
+        """SELECT s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
+        JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
+        WHERE e.source_id <> e.target_id""",
+    )
+    si, ti, w = edges["si"], edges["ti"], np.maximum(edges["strength"].astype(np.float64), 1e-6)
+    if n == 0:
+        return {}, "louvain"
+    algorithm = "louvain"
+    labels = np.arange(n)
+    if len(si) > options.louvain_max_edges:
+        labels = _label_propagation(n, si, ti, w)
+        algorithm = "label-propagation+louvain"
+    coarse, inverse = np.unique(labels, return_inverse=True)
+    cs, ct = inverse[si], inverse[ti]
+    lo, hi = np.minimum(cs, ct), np.maximum(cs, ct)
+    mask = lo != hi
+    m = len(coarse)
+    key = lo[mask].astype(np.int64) * m + hi[mask]
+    keys, summed = np.unique(key, return_inverse=True)
+    weights = np.bincount(summed, weights=w[mask])
+    graph = nx.Graph()
+    graph.add_nodes_from(range(m))
+    graph.add_weighted_edges_from(zip((keys // m).tolist(), (keys % m).tolist(), weights.tolist(), strict=True))
+    if graph.number_of_edges() <= options.louvain_max_edges:
+        parts = nx.community.louvain_communities(
+            graph, weight="weight", resolution=options.community_resolution, seed=42
+        )
+    else:
+        parts = [{i} for i in range(m)]  # the coarse graph is still too big: label propagation's groups stand
+        algorithm = "label-propagation"
+    coarse_community = np.empty(m, dtype=np.int64)
+    for number, part in enumerate(parts):
+        coarse_community[list(part)] = number
+    node_community = coarse_community[inverse]
+    sizes = np.bincount(node_community)
+    order = np.argsort(-sizes, kind="stable")
+    result = {}
+    for rank, number in enumerate(order):
+        if sizes[number] < options.community_min_size:
+            break
+        result[rank] = np.flatnonzero(node_community == number)
+    return result, algorithm
+
+
+def _label_propagation(n: int, si: np.ndarray, ti: np.ndarray, w: np.ndarray, rounds: int = 6) -> np.ndarray:
+    """Vectorised weighted label propagation: each round, half the nodes (alternating) take the
+    label with the largest summed edge weight among their neighbours (ties: the smallest label)."""
+    labels = np.arange(n, dtype=np.int64)
+    src = np.concatenate([si, ti]).astype(np.int64)
+    dst = np.concatenate([ti, si]).astype(np.int64)
+    weight = np.concatenate([w, w])
+    rng = np.random.default_rng(42)
+    for _ in range(rounds):
+        movable = rng.random(n) < 0.5
+        pick = movable[src]
+        s, lab, ww = src[pick], labels[dst[pick]], weight[pick]
+        if not len(s):
+            continue
+        key = s * n + lab
+        keys, inv = np.unique(key, return_inverse=True)
+        total = np.bincount(inv, weights=ww)
+        node, label = keys // n, keys % n
+        order = np.lexsort((label, -total, node))
+        best = order[np.r_[True, node[order][1:] != node[order][:-1]]]
+        changed = labels[node[best]] != label[best]
+        labels[node[best]] = label[best]
+        if not changed.any():
+            break
+    return labels
+
+
+def _describe_communities(conn, communities: dict[int, np.ndarray], options, now, algorithm, llm_client) -> list[dict]:
+    if not communities:
+        return []
+    members = np.concatenate(list(communities.values()))
+    numbers = np.concatenate([np.full(len(v), k) for k, v in communities.items()])
+    conn.register(
+        "_members_view", pa.table({"idx": members.astype(np.int32), "community_id": numbers.astype(np.int32)})
+    )
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _members AS
+        SELECT n.node_id, m.community_id FROM _members_view m JOIN _node_index n USING (idx)"""
+    )
+    conn.unregister("_members_view")
+    rows = fetch_dicts(
+        conn,
+        """WITH inner_edges AS (
+            SELECT e.edge_id, e.source_id, e.target_id, e.strength, e.explanation, s.community_id
+            FROM kg_edges e JOIN _members s ON s.node_id = e.source_id
+            JOIN _members t ON t.node_id = e.target_id AND t.community_id = s.community_id),
+        degree AS (
+            SELECT community_id, node_id, sum(strength) AS weighted_degree FROM (
+                SELECT community_id, source_id AS node_id, strength FROM inner_edges
+                UNION ALL SELECT community_id, target_id, strength FROM inner_edges) GROUP BY ALL),
+        top AS (
+            SELECT d.community_id,
+                   list(coalesce(k.name, d.node_id) ORDER BY d.weighted_degree DESC, d.node_id)[:5] AS top_nodes
+            FROM degree d LEFT JOIN kg_nodes k USING (node_id) GROUP BY d.community_id),
+        types AS (
+            SELECT community_id, list(node_type || ' ' || n ORDER BY n DESC, node_type)[:3] AS types FROM (
+                SELECT m.community_id, coalesce(k.node_type, 'unknown') AS node_type, count(*) AS n
+                FROM _members m LEFT JOIN kg_nodes k USING (node_id) GROUP BY ALL) GROUP BY community_id),
+        strongest AS (
+            SELECT community_id, arg_max(coalesce(sn.name, i.source_id) || ' — ' || coalesce(tn.name, i.target_id)
+                   || coalesce(': ' || left(i.explanation, 160), ''), i.strength) AS relation, count(*) AS edge_count
+            FROM inner_edges i LEFT JOIN kg_nodes sn ON sn.node_id = i.source_id
+            LEFT JOIN kg_nodes tn ON tn.node_id = i.target_id GROUP BY community_id),
+        grouped AS (SELECT community_id, list(node_id ORDER BY node_id) AS node_ids, count(*) AS node_count
+                    FROM _members GROUP BY community_id)
+        SELECT g.community_id, g.node_ids, g.node_count::INTEGER AS node_count,
+               coalesce(s.edge_count, 0) AS edge_count, coalesce(t.top_nodes, []) AS top_nodes,
+               coalesce(y.types, []) AS types, s.relation
+        FROM grouped g LEFT JOIN top t USING (community_id) LEFT JOIN types y USING (community_id)
+        LEFT JOIN strongest s USING (community_id) ORDER BY g.community_id""",
+    )
+    described = []
+    for r in rows:
+        summary = f"{r['node_count']} nodes ({', '.join(r['types'])}); most connected: {', '.join(r['top_nodes'])}" + (
+            f"; strongest relation: {r['relation']}" if r["relation"] else ""
+        )
+        method = "extractive"
+        if llm_client is not None and r["community_id"] < MAX_SUMMARIES_BY_LLM:
+            summary = llm_client.summarize(f"community:{r['community_id']}", summary, "").summary
+            method = "llm"
+        described.append(
+            {
+                "community_id": r["community_id"],
+                "node_ids": r["node_ids"],
+                "node_count": r["node_count"],
+                "edge_count": r["edge_count"],
+                "top_nodes": r["top_nodes"],
+                "summary": summary,
+                "summary_method": method,
+                "algorithm": algorithm,
+                "computed_at": now,
+            }
+        )
+    return described
+
+
+# -- reports and pictures ---------------------------------------------------------------------------
+
+
+def _record_report(conn, operation, report, health, options, now, picture_path, half_life) -> None:
+    if operation == "prune":
+        before, after, affected = report.total, report.total - (0 if report.dry_run else report.pruned), report.pruned
+    elif operation == "merge-edges":
+        before = report.total_before
+        after = report.total_before if report.dry_run else report.total_after
+        affected = report.edges_merged
+    else:
+        before = after = report.total_edges
+        affected = len(report.clusters) + len(report.communities)
+    body = report_json(operation, report, health)
+    settings_used = options.model_dump()
+    if half_life is not None:
+        settings_used["decay_half_life_days"] = half_life
+    conn.execute(
+        "INSERT INTO consolidation_reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            report.run_id,
+            operation,
+            report.dry_run,
+            now,
+            datetime.now(UTC),
+            before,
+            after,
+            affected,
+            round(100.0 * affected / before, 3) if before and operation != "summarize" else 0.0,
+            health["target"],
+            health["within"],
+            json.dumps(settings_used),
+            json.dumps(body, default=str),
+            str(picture_path) if picture_path else None,
+        ],
+    )
+
+
+def write_report_file(data_dir: Path, operation: str, report, health: dict) -> Path:
+    """The ``--json`` report as ``<data_dir>/consolidation_reports/<run_id>.json`` (the CLI reads it
+    after its in-process run without opening DuckDB, which another run may hold)."""
+    folder = Path(data_dir) / "consolidation_reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{report.run_id}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report_json(operation, report, health), default=str, indent=1), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def report_json(operation: str, report, health: dict) -> dict:
+    """What ``--json`` prints: prune lists the pruned edge ids, merge the surviving edges with their new strength."""
+    if operation == "prune":
+        body = {k: v for k, v in asdict(report).items() if k not in {"pruned_edges"}}
+    elif operation == "merge-edges":
+        body = asdict(report)
+    else:
+        body = {
+            "run_id": report.run_id,
+            "dry_run": report.dry_run,
+            "total_edges": report.total_edges,
+            "algorithm": report.algorithm,
+            "clusters": [
+                {k: c[k] for k in ("topic_key", "node_count", "internal_edges", "connectivity", "node_ids")}
+                for c in report.clusters
+            ],
+            "communities": [
+                {
+                    k: c[k]
+                    for k in ("community_id", "node_count", "edge_count", "top_nodes", "summary", "summary_method")
+                }
+                for c in report.communities
+            ],
+        }
+    return {"operation": operation, **body, "health": health}
+
+
+def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
+    picture = ConsolidationPicture(operation, now, dry_run=dry_run)
+    if operation == "prune":
+        picture.pruned = report.pruned_edges[:100]
+        picture.totals = {"total": report.total, "pruned": report.pruned, "kept": report.kept}
+        nodes = {x for e in picture.pruned for x in (e["source_id"], e["target_id"])}
+    elif operation == "merge-edges":
+        picture.merges = report.surviving_edges[:100]
+        picture.totals = {
+            "edges_before": report.total_before,
+            "edges_after": report.total_after,
+            "merged": report.edges_merged,
+        }
+        nodes = {x for e in picture.merges for x in (e["source_id"], e["target_id"])}
+    else:
+        picture.clusters = report.clusters[:100]
+        picture.communities = report.communities[:100]
+        picture.totals = {"topic_clusters": len(report.clusters), "communities": len(report.communities)}
+        nodes = {x for c in report.communities[:8] for x in c["node_ids"][:10]}
+    if nodes:
+        ids = sorted(nodes)[:200]
+        picture.node_names = dict(
+            conn.execute(
+                "SELECT node_id, name FROM kg_nodes WHERE node_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+            ).fetchall()
+        )
+        picture.context_edges = conn.execute(
+            """SELECT source_id, target_id FROM kg_edges
+            WHERE source_id IN (SELECT unnest(?::VARCHAR[]))
+              AND target_id IN (SELECT unnest(?::VARCHAR[])) LIMIT 300""",
+            [ids, ids],
+        ).fetchall()
+    return picture
