@@ -387,6 +387,128 @@ def export_graph_command(settings: KGSettings, directory: str, fmt: str) -> None
     click.echo(f"wrote {node_path} and {edge_path}")
 
 
+# -- duplicate nodes (seed 001) ------------------------------------------------------------------
+
+
+@main.command()
+@click.option(
+    "--dry-run", is_flag=True, help="Detect and report only: merge nothing (the plan is duplicate_candidates)."
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0),
+    help="Score at or above which nodes merge (default dedup.threshold).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the pairs (ids, names, component scores) and merges as JSON."
+)
+@click.pass_obj
+def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json: bool) -> None:
+    """Find duplicate nodes (0.7 embedding + 0.2 name + 0.1 metadata, same type) and merge them.
+
+    Runs the Dagster job dedup_nodes (detect_duplicate_nodes with --dry-run) in-process, so the run
+    shows in the UI; undo a merge with `kg-pipelines unmerge MERGE_ID`.
+    """
+    import json
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: nothing to deduplicate")
+    _ensure_home(settings)
+    started = _now()
+    failures = _run(
+        settings,
+        lambda echo, instance, should_stop: _dedup_runs().run_dedup(
+            settings, instance, dry_run=dry_run, threshold=threshold, echo=echo
+        ),
+    )
+    if failures:
+        sys.exit(1)
+    pairs, merges = _dedup_results(settings, started)
+    if as_json:
+        report = {"dry_run": dry_run, "threshold": threshold or settings.dedup.threshold, "pairs": pairs}
+        report["merges"] = merges
+        click.echo(json.dumps(report, indent=2, default=str))
+        return
+    click.echo(f"{len(pairs)} candidate pair(s) at threshold {threshold or settings.dedup.threshold}:")
+    for p in pairs:
+        click.echo(
+            f"  {p['decision']:<12} {p['score']:.3f} (emb {p['embedding_similarity']:.3f}, name "
+            f"{p['name_similarity']:.3f}, meta {p['metadata_overlap']:.2f})  {p['name_a']!r} ~ {p['name_b']!r} "
+            f"[{p['node_type']}] {p['stage']}"
+        )
+    if dry_run:
+        click.echo("dry run: nothing merged")
+    else:
+        click.echo(f"{len(merges)} merge(s):")
+        for m in merges:
+            click.echo(f"  {m['merge_id']}  {m['duplicate_name']!r} -> {m['canonical_name']!r}")
+    review = sum(1 for p in pairs if p["decision"] == "needs_review")
+    if review:
+        path = settings.data_dir / settings.dedup.decisions_file
+        click.echo(f"{review} grey-zone pair(s) wait for a person: write same or distinct in {path}")
+
+
+@main.command()
+@click.argument("merge_id")
+@click.pass_obj
+def unmerge(settings: KGSettings, merge_id: str) -> None:
+    """Undo the merge MERGE_ID: both nodes, their links and provenance as they were before it."""
+    from kg_pipelines.stores import warehouse
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: no merge {merge_id}")
+    conn = warehouse.connect(settings.warehouse_path)
+    try:
+        found = conn.execute(
+            "SELECT duplicate_name, canonical_name, undone_at FROM node_merges WHERE merge_id = ?", [merge_id]
+        ).fetchall()
+    finally:
+        conn.close()
+    if not found:
+        raise click.ClickException(f"unknown merge {merge_id!r} (see `kg-pipelines dedup --json` or node_merges)")
+    if found[0][2] is not None:
+        raise click.ClickException(f"merge {merge_id} was already undone at {found[0][2]}")
+    _ensure_home(settings)
+    failures = _run(
+        settings,
+        lambda echo, instance, should_stop: _dedup_runs().run_dedup(
+            settings, instance, unmerge_ids=[merge_id], echo=echo
+        ),
+    )
+    if failures:
+        sys.exit(1)
+    click.echo(f"unmerged {merge_id}: {found[0][0]!r} is back beside {found[0][1]!r}")
+
+
+def _dedup_runs():
+    from kg_pipelines.dagster_shell import dedup_runs
+
+    return dedup_runs
+
+
+def _dedup_results(settings: KGSettings, since) -> tuple[list[dict], list[dict]]:
+    from kg_pipelines.stores import warehouse
+
+    conn = warehouse.connect(settings.warehouse_path)
+    try:
+        pairs = warehouse.fetch_dicts(
+            conn,
+            """SELECT node_a, node_b, node_type, name_a, name_b, embedding_similarity, name_similarity,
+                      metadata_overlap, score, stage, decision, reason
+               FROM duplicate_candidates ORDER BY score DESC, node_a, node_b""",
+        )
+        merges = warehouse.fetch_dicts(
+            conn,
+            """SELECT merge_id, canonical_id, duplicate_id, canonical_name, duplicate_name, node_type, score,
+                      decision, strategy, edges_redirected, edges_combined, self_loops_dropped
+               FROM node_merges WHERE merged_at >= ? AND origin = 'cli' ORDER BY merged_at, merge_id""",
+            [since],
+        )
+    finally:
+        conn.close()
+    return pairs, merges
+
+
 # -- helpers --------------------------------------------------------------------------------------
 
 

@@ -111,6 +111,38 @@ class ConsolidationSettings(_Strict):
     summarize_every_weeks: int = Field(default=2, ge=1, description="Summarize runs on every n-th week")
 
 
+class DedupSettings(_Strict):
+    """Duplicate nodes (seed 001): the score, the cascade, the merge strategy, the weekly pass."""
+
+    threshold: float = Field(default=0.95, ge=0, le=1, description="Seed score at or above which two nodes merge")
+    grey_zone_low: float = Field(
+        default=0.85,
+        ge=0,
+        le=1,
+        description="Pairs scoring in [grey_zone_low, threshold) go to the LLM (provider other than offline) "
+        "or to the decisions file for a person to confirm or reject",
+    )
+    neighbours: int = Field(
+        default=10, ge=1, le=200, description="k nearest nodes (same type) asked of LanceDB per node"
+    )
+    strategy: Literal["prefer_older", "prefer_higher_weight", "prefer_more_links"] = Field(
+        default="prefer_older", description="Which node of a pair stays (the canonical node)"
+    )
+    formation_time: bool = Field(
+        default=True, description="An existing same-type node at or above the threshold absorbs a new entity node"
+    )
+    index_min_rows: int = Field(
+        default=20000, ge=256, description="From this many node vectors on, LanceDB gets an ANN index (below: exact)"
+    )
+    never_merge_file: str = Field(
+        default="never_merge.txt", description="Pairs of names never merged, one `name | name` a line (in the data dir)"
+    )
+    decisions_file: str = Field(
+        default="dedup_decisions.csv",
+        description="Grey-zone pairs for a person: decision `same` or `distinct` (in the data dir)",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -129,6 +161,7 @@ class KGSettings(_Strict):
         default=DEFAULT_EMBEDDING_MODEL,
         description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
     )
+    dedup: DedupSettings = Field(default_factory=DedupSettings)
     consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
 
     @field_validator("data_dir", "inbox_dir")

@@ -239,3 +239,53 @@ def _text(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return "" if value is None else str(value)
+
+
+# -- duplicate nodes (seed 001): a before/after view of a merge pass ------------------------------
+def merge_pass_picture(
+    data_dir: Path,
+    created_at: datetime,
+    merges: Sequence[dict],
+    before_edges: Sequence[tuple[str, str]],
+    after_edges: Sequence[tuple[str, str]],
+    node_names: dict[str, str],
+    dry_run: bool = False,
+) -> tuple[Path, str]:
+    """``merges``: dicts with merge_id, canonical_id, duplicate_id, canonical_name, duplicate_name,
+    score, decision; ``before_edges`` / ``after_edges``: (source, target) around the merged nodes.
+    Before: each duplicate orange, its edges orange; after: the canonical green with the edges it
+    took over blue. Same node positions in both panels. (path, Markdown summary)."""
+    duplicates = {m["duplicate_id"] for m in merges}
+    canonicals = {m["canonical_id"] for m in merges}
+    first = [n for m in merges[:MAX_DRAWN_NODES] for n in (m["canonical_id"], m["duplicate_id"])]
+    before = [DrawnEdge(s, t, "absorbed" if {s, t} & duplicates else "plain") for s, t in before_edges]
+    had = set(before_edges)
+    after = [DrawnEdge(s, t, "added" if (s, t) not in had else "plain") for s, t in after_edges]
+    nodes = _capped_nodes(before + after, first)
+    positions = layout(nodes, [(e.source, e.target) for e in before + after])
+    labels = {n: node_names.get(n, n) for n in nodes}
+    colors = {n: "#ff7f0e" for n in duplicates} | {n: "#2ca02c" for n in canonicals}
+    after_positions = {n: p for n, p in positions.items() if n not in duplicates}
+    dry = " (dry run: the plan, nothing was changed)" if dry_run else ""
+    legend = (
+        '<p class="legend"><span style="color:#ff7f0e">● duplicate and its edges</span>'
+        '<span style="color:#2ca02c">● canonical node</span><span style="color:#1f77b4">━ edge taken over</span>'
+        '<span style="color:#bbb">— unchanged</span></p>'
+    )
+    body = [
+        f"<p>merge pass at {created_at.isoformat()}{html.escape(dry)}: {len(merges)} merge(s).</p>",
+        legend,
+        '<div class="panels">',
+        f'<div class="panel"><b>before</b><br>{svg_graph(positions, before, labels, colors)}</div>',
+        f'<div class="panel"><b>after</b><br>{svg_graph(after_positions, after, labels, colors)}</div>',
+        "</div>",
+        f'<p class="muted">drawn: {len(nodes)} node(s) around the merges (at most {MAX_DRAWN_NODES}).</p>',
+        f"<h2>merges ({len(merges)})</h2>",
+        html_table(list(merges), ["merge_id", "duplicate_name", "canonical_name", "score", "decision", "duplicate_id"]),
+    ]
+    page = html_page("kg-pipelines duplicate nodes: merge pass", "".join(body))
+    path = write_picture(data_dir, "node-merges", created_at, page)
+    lines = [f"**merge pass**{dry}: {len(merges)} merge(s)", ""]
+    lines += [f"- {m['duplicate_name']} → {m['canonical_name']} ({m.get('merge_id', 'planned')})" for m in merges[:20]]
+    lines += ["", f"Before/after picture: `{path}`"]
+    return path, "\n".join(lines)

@@ -237,6 +237,50 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "report": "The operation's report (JSON): totals, pruned ids / surviving edges, clusters.",
         "picture_path": "Before/after HTML picture of the run.",
     },
+    "duplicate_candidates": {
+        "node_a": "One node of the pair (kg_nodes.node_id; the smaller id).",
+        "node_b": "The other node of the pair.",
+        "node_type": "Type both nodes share (only nodes of one type are compared).",
+        "name_a": "Name of node_a.",
+        "name_b": "Name of node_b.",
+        "embedding_similarity": "Cosine similarity of the two node vectors (LanceDB graph_nodes).",
+        "name_similarity": "1 - Levenshtein distance / longer length, on lower-cased names with `_` as space.",
+        "metadata_overlap": "Keys of either node's metadata with equal values on both / keys of either (1 when both "
+        "have none).",
+        "score": "The seed's score: 0.7 x embedding_similarity + 0.2 x name_similarity + 0.1 x metadata_overlap.",
+        "stage": "Cascade stage that decided: exact_name, fuzzy_name, score, grey_zone, llm, person, never_merge.",
+        "decision": "merge, keep_apart, needs_review (grey zone, offline: for a person in the decisions file).",
+        "reason": "Why: the rule, the LLM's answer or the person's decision.",
+        "detected_at": "When the detection ran.",
+    },
+    "node_merges": {
+        "merge_id": "One merge (`kg-pipelines unmerge MERGE_ID` undoes it).",
+        "merged_at": "When the merge happened.",
+        "canonical_id": "Node that stayed and absorbed the duplicate.",
+        "duplicate_id": "Node merged away (its id now maps to canonical_id in node_aliases).",
+        "canonical_name": "Name of the canonical node.",
+        "duplicate_name": "Name of the duplicate.",
+        "node_type": "Type of both nodes.",
+        "score": "Seed score of the pair when merged.",
+        "decision": "Cascade stage that decided the merge (exact_name, score, llm, person).",
+        "strategy": "prefer_older / prefer_higher_weight / prefer_more_links, or formation_time.",
+        "origin": "weekly pass, cli, ui, or graph (formation-time dedup during ingestion).",
+        "edges_redirected": "Edges of the duplicate moved onto the canonical node.",
+        "edges_combined": "Edges of the duplicate folded into an existing edge of the canonical (weights averaged).",
+        "self_loops_dropped": "Edges between the two nodes, dropped (no self-loops).",
+        "snapshot": "Both nodes, every edge and support row the merge changed, as they were (JSON): what unmerge "
+        "restores.",
+        "undone_at": "When `unmerge` undid the merge; NULL while it holds.",
+    },
+    "node_aliases": {
+        "alias_id": "Node id merged away; graph building files its new support under canonical_id.",
+        "canonical_id": "Node that carries the alias now (chains resolve: always a live node).",
+        "merge_id": "Merge that made the alias (node_merges.merge_id).",
+    },
+    "dedup_state": {
+        "name": "`formation_checked_until`: entity nodes created after it still await formation-time dedup.",
+        "value": "The time.",
+    },
 }
 
 

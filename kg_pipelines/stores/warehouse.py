@@ -102,6 +102,22 @@ SCHEMA: dict[str, str] = {
         picture_path VARCHAR""",
     # duplicate nodes (seed 001): the scored pairs of the last detection, every merge (enough to
     # explain and undo it), the node ids merged away (graph building maps them to their canonical)
+    "duplicate_candidates": """
+        node_a VARCHAR NOT NULL, node_b VARCHAR NOT NULL, node_type VARCHAR NOT NULL, name_a VARCHAR NOT NULL,
+        name_b VARCHAR NOT NULL, embedding_similarity DOUBLE NOT NULL, name_similarity DOUBLE NOT NULL,
+        metadata_overlap DOUBLE NOT NULL, score DOUBLE NOT NULL, stage VARCHAR NOT NULL,
+        decision VARCHAR NOT NULL, reason VARCHAR, detected_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (node_a, node_b)""",
+    "node_merges": """
+        merge_id VARCHAR PRIMARY KEY, merged_at TIMESTAMPTZ NOT NULL, canonical_id VARCHAR NOT NULL,
+        duplicate_id VARCHAR NOT NULL, canonical_name VARCHAR NOT NULL, duplicate_name VARCHAR NOT NULL,
+        node_type VARCHAR NOT NULL, score DOUBLE, decision VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
+        origin VARCHAR NOT NULL, edges_redirected INTEGER NOT NULL, edges_combined INTEGER NOT NULL,
+        self_loops_dropped INTEGER NOT NULL, snapshot JSON NOT NULL, undone_at TIMESTAMPTZ""",
+    "node_aliases": """
+        alias_id VARCHAR PRIMARY KEY, canonical_id VARCHAR NOT NULL, merge_id VARCHAR NOT NULL""",
+    "dedup_state": """
+        name VARCHAR PRIMARY KEY, value TIMESTAMPTZ NOT NULL""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:
