@@ -169,7 +169,12 @@ def neighbour_pairs(
                 .select(["node_id", "_distance"])
                 .to_arrow()
             )
-            for q, found in zip(rows.column("query_index").to_pylist(), rows.column("node_id").to_pylist()):
+            found_ids = rows.column("node_id").to_pylist()
+            # one query vector comes back without a query_index column
+            queries = (
+                rows.column("query_index").to_pylist() if "query_index" in rows.column_names else [0] * len(found_ids)
+            )
+            for q, found in zip(queries, found_ids):
                 own = batch[q]
                 if found != own:
                     pairs.add((own, found) if own < found else (found, own))
