@@ -21,15 +21,18 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import numpy as np
 
 from kg_pipelines.graph.merge_exclusions import DISTINCT, SAME, MergeExclusions
 from kg_pipelines.graph.node_similarity import (
+    EMBEDDING_WEIGHT,
+    METADATA_WEIGHT,
+    NAME_WEIGHT,
     NodeSimilarity,
-    cosine,
+    metadata_of,
     metadata_overlap,
     name_floor,
     name_similarity,
@@ -198,21 +201,22 @@ def exact_name_pairs(nodes: dict[str, NodeRecord], only: set[str] | None = None)
 def judge_pair(
     a: NodeRecord,
     b: NodeRecord,
-    vectors: dict[str, np.ndarray],
+    embedding: float,
     exclusions: MergeExclusions,
     threshold: float,
     grey_low: float,
-) -> CandidatePair | None:
-    """The cascade for one same-type pair (no LLM yet): None when it is no candidate at all."""
-    name = name_similarity(a.name, b.name)
-    exact = normalized_name(a.name) == normalized_name(b.name)
+) -> CandidatePair | str:
+    """The cascade for one same-type pair (no LLM yet), given the cosine of their vectors: the
+    pair, or why it is no candidate at all (``"name"``: the fuzzy name check, ``"score"``)."""
     decided = exclusions.decision(a.node_id, b.node_id)
+    exact = normalized_name(a.name) == normalized_name(b.name)
     floor = min(threshold, grey_low)
+    if not exact and decided is None and EMBEDDING_WEIGHT * embedding + NAME_WEIGHT + METADATA_WEIGHT < floor:
+        return "score"  # even a perfect name and metadata cannot lift it to the grey zone
+    name = name_similarity(a.name, b.name)
     if not exact and decided is None and name < name_floor(floor):
-        return None  # fuzzy name check: cannot reach the grey zone whatever the vectors say
-    similarity = NodeSimilarity(
-        cosine(vectors.get(a.node_id), vectors.get(b.node_id)), name, metadata_overlap(a.metadata, b.metadata)
-    )
+        return "name"  # fuzzy name check: cannot reach the grey zone whatever the vectors say
+    similarity = NodeSimilarity(embedding, name, metadata_overlap(a.metadata, b.metadata))
     if exclusions.never(a.node_type, a.name, b.name):
         return CandidatePair(a, b, similarity, "never_merge", KEEP_APART, "listed in the NEVER_MERGE file")
     if decided == DISTINCT:
@@ -228,7 +232,20 @@ def judge_pair(
         return CandidatePair(
             a, b, similarity, "grey_zone", NEEDS_REVIEW, f"score {total:.4f} in the grey zone [{grey_low}, {threshold})"
         )
-    return None
+    return "score"
+
+
+def pair_cosines(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """Cosine of each pair's vectors at once (0 where a node has no vector, as in the seed)."""
+    if not pairs:
+        return np.zeros(0, dtype=np.float32)
+    dim = len(next(iter(vectors.values()))) if vectors else 1
+    zero = np.zeros(dim, dtype=np.float32)
+    left = np.stack([vectors.get(a, zero) for a, _ in pairs])
+    right = np.stack([vectors.get(b, zero) for _, b in pairs])
+    norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
+    dots = np.einsum("ij,ij->i", left, right)
+    return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
 
 
 def ask_llm(pairs: Sequence[CandidatePair], llm) -> int:
@@ -287,15 +304,17 @@ def detect_duplicates(
         missing = sorted({i for pair in candidates for i in pair} - set(vectors))
         vectors.update(store.vectors(missing))
     report.candidate_pairs = len(candidates)
-    for id_a, id_b in sorted(candidates):
-        a, b = nodes.get(id_a), nodes.get(id_b)
-        if a is None or b is None or a.node_type != b.node_type:
-            continue
-        pair = judge_pair(a, b, vectors, exclusions, threshold, grey_zone_low)
-        if pair is None:
+    same_type = [
+        (a, b) for a, b in sorted(candidates) if a in nodes and b in nodes and nodes[a].node_type == nodes[b].node_type
+    ]
+    parsed = {i: metadata_of(nodes[i].metadata) for pair in same_type for i in pair}  # JSON parsed once
+    for (id_a, id_b), embedding in zip(same_type, pair_cosines(same_type, vectors).tolist()):
+        a, b = replace(nodes[id_a], metadata=parsed[id_a]), replace(nodes[id_b], metadata=parsed[id_b])
+        pair = judge_pair(a, b, embedding, exclusions, threshold, grey_zone_low)
+        if pair == "name":
             report.dropped_by_name += 1
-            continue
-        report.pairs.append(pair)
+        elif not isinstance(pair, str):
+            report.pairs.append(pair)
     if llm is not None and getattr(llm.provider, "name", "offline") != "offline":
         report.llm_calls = ask_llm(report.pairs, llm)
     report.pairs.sort(key=lambda p: (-p.score, p.node_a.node_id, p.node_b.node_id))
