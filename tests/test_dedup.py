@@ -434,3 +434,35 @@ def graph_settings(tmp_path):
     data = tmp_path / "data"
     data.mkdir(exist_ok=True)
     return load_settings(data)
+
+
+def test_a_pass_never_merges_through_a_chain_what_never_merge_keeps_apart(graph_settings, conn, store):
+    add_node(conn, "a", "entity", created_at=T0)
+    add_node(conn, "b", "entity_", created_at=T0 + timedelta(hours=1))
+    add_node(conn, "c", "sub_entity", created_at=T0 + timedelta(hours=2))
+    (graph_settings.data_dir / "never_merge.txt").write_text("entity | sub_entity\n")
+    plan = [("a", "b", 0.99), ("b", "c", 0.96)]  # b ~ c, but b resolves to a first
+    warehouse.insert_rows(
+        conn,
+        "duplicate_candidates",
+        [
+            dict(
+                node_a=a,
+                node_b=b,
+                node_type="concept",
+                name_a=a,
+                name_b=b,
+                embedding_similarity=1.0,
+                name_similarity=1.0,
+                metadata_overlap=1.0,
+                score=s,
+                stage="score",
+                decision=MERGE,
+                detected_at=T0,
+            )
+            for a, b, s in plan
+        ],
+    )
+    done = merge_planned(conn, store, graph_settings, T0 + timedelta(days=1))
+    assert [(m.canonical_id, m.duplicate_id) for m in done.merges] == [("a", "b")]
+    assert sorted(r[0] for r in conn.execute("SELECT node_id FROM kg_nodes").fetchall()) == ["a", "c"]

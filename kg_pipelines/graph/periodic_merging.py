@@ -88,8 +88,17 @@ def merge_planned(
     pairs = [PlannedMerge(p["node_a"], p["node_b"], p["score"], p["stage"]) for p in plan]
     if fail_after is not None:
         pairs = _failing(pairs, fail_after)
+    # a pair that resolves, through earlier merges of the pass, to two names a person keeps apart
+    options = settings.dedup
+    exclusions = load_exclusions(settings.data_dir, options.never_merge_file, options.decisions_file)
+    named = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT node_id, node_type, name FROM kg_nodes").fetchall()}
+
+    def keep_apart(a: str, b: str) -> bool:
+        (type_a, name_a), (_, name_b) = named.get(a, ("", "")), named.get(b, ("", ""))
+        return exclusions.never(type_a, name_a, name_b) or exclusions.decision(a, b) == "distinct"
+
     with transaction(conn):
-        report.merges = merge_pairs(conn, pairs, now, strategy=settings.dedup.strategy, origin=origin)
+        report.merges = merge_pairs(conn, pairs, now, strategy=options.strategy, origin=origin, keep_apart=keep_apart)
     store.delete([m.duplicate_id for m in report.merges])
     return report
 
