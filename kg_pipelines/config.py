@@ -100,11 +100,6 @@ class ConsolidationSettings(_Strict):
     cluster_min_size: int = Field(default=3, ge=1, description="Nodes a topic cluster needs")
     community_min_size: int = Field(default=3, ge=1, description="Nodes a stored community needs")
     community_resolution: float = Field(default=1.0, gt=0, description="Louvain resolution (higher: smaller)")
-    louvain_max_edges: int = Field(
-        default=300_000,
-        ge=1,
-        description="Larger graphs are first coarsened by label propagation, then Louvain runs on the coarse graph",
-    )
     summarize_anchor_date: str = Field(
         default="2026-01-05", description="Monday the every-14-days summarize schedule counts its weeks from"
     )

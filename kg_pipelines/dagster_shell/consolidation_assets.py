@@ -49,7 +49,7 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
             data_dir=settings.data_dir,
         )
         report = result.report
-        report_file = write_report_file(settings.data_dir, operation, report, result.health)
+        report_file = write_report_file(settings.data_dir, report.run_id, result.report_text)
         changed = (
             not config.dry_run
             and operation != "summarize"

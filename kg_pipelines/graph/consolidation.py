@@ -13,10 +13,10 @@ crash leaves the graph as it was), and does what SQL cannot:
   made only of candidates from being removed as a whole, which would disconnect a component even
   though no single edge of it is a bridge. Everything else goes. So pruning never splits a
   component, and the seed's own rule (the only edge of either endpoint) is kept on top.
-- **communities**: Louvain (networkx) on the graph weighted by strength; graphs above
-  ``louvain_max_edges`` are first coarsened by a few rounds of vectorised label propagation and
-  Louvain runs on the coarse graph. Each community gets an extractive summary (its most connected
-  nodes, their types, its strongest relation) or, with an LLM provider, a generated one.
+- **communities**: Louvain on the graph weighted by strength (``communities.py``: vectorised,
+  seconds for millions of edges, where networkx's pure-Python Louvain takes minutes). Each
+  community gets an extractive summary (its most connected nodes, their types, its strongest
+  relation) or, with an LLM provider, a generated one.
 
 Provenance: a pruned edge's ``kg_edge_support`` rows move into ``edge_prune_log`` (with the whole
 edge row), so ``restore_pruned_edges`` can put it back; an unchanged document is never synced again,
@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
 from kg_pipelines.graph import graph_sql
+from kg_pipelines.graph.communities import louvain
 from kg_pipelines.graph.graph_pictures import ConsolidationPicture, consolidation_picture
 from kg_pipelines.stores.warehouse import fetch_dicts, transaction
 
@@ -57,6 +58,8 @@ BRIDGE_LABEL_MAX_PAIRS = (
     500_000  # above this many contracted candidate pairs, kept edges are not labelled bridge / cycle
 )
 MAX_SUMMARIES_BY_LLM = 50
+ALGORITHM = "louvain"
+PICTURED_ROWS = 500  # rows of a report kept as dicts for the picture and previews
 
 
 @dataclass
@@ -92,7 +95,7 @@ class SummarizeReport:
     clusters: list[dict]
     communities: list[dict]
     dry_run: bool
-    algorithm: str = "louvain"
+    algorithm: str = ALGORITHM
 
 
 @dataclass
@@ -102,6 +105,7 @@ class ConsolidationResult:
     health: dict
     picture_path: Path | None
     picture_summary: str
+    report_text: str  # the report as JSON (what ``--json`` prints)
 
 
 # -- entry point ------------------------------------------------------------------------------------
@@ -137,8 +141,9 @@ def run_consolidation(
         health = health_figures(operation, report)
         picture = _picture(conn, operation, report, now, dry_run)
         path, summary = consolidation_picture(picture, data_dir) if data_dir is not None else (None, "")
-        _record_report(conn, operation, report, health, options, now, path, decay_half_life_days)
-    return ConsolidationResult(operation, report, health, path, summary)
+        text = json.dumps(report_json(operation, report, health), default=str)
+        _record_report(conn, operation, report, health, options, now, path, decay_half_life_days, text)
+    return ConsolidationResult(operation, report, health, path, summary, text)
 
 
 def health_figures(operation: str, report) -> dict:
@@ -191,27 +196,28 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     conn.register("_pruned_view", pruned_table)
     run("CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _pruned_view")
     conn.unregister("_pruned_view")
+    ids = conn.sql("SELECT edge_id FROM _pruned ORDER BY edge_id").fetchnumpy()["edge_id"].tolist()
     pruned_rows = fetch_dicts(
         conn,
         f"""SELECT p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
                   p.days_inactive, {reasons} AS reason
-           FROM _prune_eval p WHERE p.edge_id IN (SELECT edge_id FROM _pruned) ORDER BY p.edge_id""",
+           FROM _prune_eval p WHERE p.edge_id IN (SELECT edge_id FROM _pruned) ORDER BY p.edge_id
+           LIMIT {PICTURED_ROWS}""",
     )
-    if not dry_run and pruned_rows:
+    if not dry_run and ids:
         run(
             f"""INSERT INTO edge_prune_log
-            SELECT ?, ?, e.edge_id, e.source_id, e.target_id, e.edge_type, e.strength, p.decayed_strength,
-                   p.days_inactive, {reasons}, to_json(e), coalesce(s.rows, '[]'), NULL
-            FROM kg_edges e JOIN _prune_eval p USING (edge_id)
-            LEFT JOIN (SELECT es.edge_id, to_json(list(es ORDER BY es.document_id, es.chunk_id)) AS rows
-                       FROM kg_edge_support es WHERE es.edge_id IN (SELECT edge_id FROM _pruned)
-                       GROUP BY es.edge_id) s USING (edge_id)
-            WHERE e.edge_id IN (SELECT edge_id FROM _pruned)""",
+            WITH pruned_edges AS (SELECT e.edge_id, to_json(e) AS edge_row FROM kg_edges e
+                                  SEMI JOIN _pruned x ON x.edge_id = e.edge_id),
+            pruned_support AS (SELECT es.edge_id, to_json(list(es)) AS rows FROM kg_edge_support es
+                               SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
+            SELECT ?, ?, p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
+                   p.days_inactive, {reasons}, e.edge_row, coalesce(s.rows, '[]'), NULL
+            FROM pruned_edges e JOIN _prune_eval p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
             [run_id, now],
         )
         run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
         run("DELETE FROM kg_edges WHERE edge_id IN (SELECT edge_id FROM _pruned)")
-    ids = [r["edge_id"] for r in pruned_rows]
     return PruneReport(
         run_id=run_id,
         total=total,
@@ -224,7 +230,7 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
         kept_true_bridge=kept_true_bridge,
         kept_connectivity=kept_connectivity,
         decay_half_life_days=float(conn.execute("SELECT getvariable('decay_half_life_days')").fetchall()[0][0]),
-        pruned_edges=pruned_rows[:500],
+        pruned_edges=pruned_rows,
     )
 
 
@@ -347,10 +353,13 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
         "CREATE OR REPLACE TEMP TABLE _absorbed AS "
         "SELECT unnest(absorbed_edge_ids) AS absorbed_edge_id, edge_id FROM _merge"
     )
-    surviving = fetch_dicts(
-        conn,
-        """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
-                  edge_count, absorbed_edge_ids FROM _merge ORDER BY edge_id""",
+    surviving = (
+        conn.sql(
+            """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
+                  edge_count, absorbed_edge_ids FROM _merge ORDER BY edge_id"""
+        )
+        .fetch_arrow_table()
+        .to_pylist()
     )
     merged = run("SELECT count(*) FROM _absorbed").fetchall()[0][0]
     if not dry_run and merged:
@@ -423,77 +432,26 @@ def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, ll
 def find_communities(conn, options) -> tuple[dict[int, np.ndarray], str]:
     """{community number: node indices into ``_node_index``}, largest first, and the algorithm."""
     n = _node_index(conn)
+    if n == 0:
+        return {}, ALGORITHM
     edges = _numpy(
         conn,
         """SELECT s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
         JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
         WHERE e.source_id <> e.target_id""",
     )
-    si, ti, w = edges["si"], edges["ti"], np.maximum(edges["strength"].astype(np.float64), 1e-6)
-    if n == 0:
-        return {}, "louvain"
-    algorithm = "louvain"
-    labels = np.arange(n)
-    if len(si) > options.louvain_max_edges:
-        labels = _label_propagation(n, si, ti, w)
-        algorithm = "label-propagation+louvain"
-    coarse, inverse = np.unique(labels, return_inverse=True)
-    cs, ct = inverse[si], inverse[ti]
-    lo, hi = np.minimum(cs, ct), np.maximum(cs, ct)
-    mask = lo != hi
-    m = len(coarse)
-    key = lo[mask].astype(np.int64) * m + hi[mask]
-    keys, summed = np.unique(key, return_inverse=True)
-    weights = np.bincount(summed, weights=w[mask])
-    graph = nx.Graph()
-    graph.add_nodes_from(range(m))
-    graph.add_weighted_edges_from(zip((keys // m).tolist(), (keys % m).tolist(), weights.tolist(), strict=True))
-    if graph.number_of_edges() <= options.louvain_max_edges:
-        parts = nx.community.louvain_communities(
-            graph, weight="weight", resolution=options.community_resolution, seed=42
-        )
-    else:
-        parts = [{i} for i in range(m)]  # the coarse graph is still too big: label propagation's groups stand
-        algorithm = "label-propagation"
-    coarse_community = np.empty(m, dtype=np.int64)
-    for number, part in enumerate(parts):
-        coarse_community[list(part)] = number
-    node_community = coarse_community[inverse]
+    weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
+    node_community = louvain(n, edges["si"], edges["ti"], weight, options.community_resolution)
     sizes = np.bincount(node_community)
     order = np.argsort(-sizes, kind="stable")
+    by_community = np.argsort(node_community, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(sizes)])
     result = {}
     for rank, number in enumerate(order):
         if sizes[number] < options.community_min_size:
             break
-        result[rank] = np.flatnonzero(node_community == number)
-    return result, algorithm
-
-
-def _label_propagation(n: int, si: np.ndarray, ti: np.ndarray, w: np.ndarray, rounds: int = 6) -> np.ndarray:
-    """Vectorised weighted label propagation: each round, half the nodes (alternating) take the
-    label with the largest summed edge weight among their neighbours (ties: the smallest label)."""
-    labels = np.arange(n, dtype=np.int64)
-    src = np.concatenate([si, ti]).astype(np.int64)
-    dst = np.concatenate([ti, si]).astype(np.int64)
-    weight = np.concatenate([w, w])
-    rng = np.random.default_rng(42)
-    for _ in range(rounds):
-        movable = rng.random(n) < 0.5
-        pick = movable[src]
-        s, lab, ww = src[pick], labels[dst[pick]], weight[pick]
-        if not len(s):
-            continue
-        key = s * n + lab
-        keys, inv = np.unique(key, return_inverse=True)
-        total = np.bincount(inv, weights=ww)
-        node, label = keys // n, keys % n
-        order = np.lexsort((label, -total, node))
-        best = order[np.r_[True, node[order][1:] != node[order][:-1]]]
-        changed = labels[node[best]] != label[best]
-        labels[node[best]] = label[best]
-        if not changed.any():
-            break
-    return labels
+        result[rank] = by_community[starts[number] : starts[number + 1]]
+    return result, ALGORITHM
 
 
 def _describe_communities(conn, communities: dict[int, np.ndarray], options, now, algorithm, llm_client) -> list[dict]:
@@ -568,7 +526,7 @@ def _describe_communities(conn, communities: dict[int, np.ndarray], options, now
 # -- reports and pictures ---------------------------------------------------------------------------
 
 
-def _record_report(conn, operation, report, health, options, now, picture_path, half_life) -> None:
+def _record_report(conn, operation, report, health, options, now, picture_path, half_life, text) -> None:
     if operation == "prune":
         before, after, affected = report.total, report.total - (0 if report.dry_run else report.pruned), report.pruned
     elif operation == "merge-edges":
@@ -578,7 +536,6 @@ def _record_report(conn, operation, report, health, options, now, picture_path, 
     else:
         before = after = report.total_edges
         affected = len(report.clusters) + len(report.communities)
-    body = report_json(operation, report, health)
     settings_used = options.model_dump()
     if half_life is not None:
         settings_used["decay_half_life_days"] = half_life
@@ -597,20 +554,20 @@ def _record_report(conn, operation, report, health, options, now, picture_path, 
             health["target"],
             health["within"],
             json.dumps(settings_used),
-            json.dumps(body, default=str),
+            text,
             str(picture_path) if picture_path else None,
         ],
     )
 
 
-def write_report_file(data_dir: Path, operation: str, report, health: dict) -> Path:
+def write_report_file(data_dir: Path, run_id: str, text: str) -> Path:
     """The ``--json`` report as ``<data_dir>/consolidation_reports/<run_id>.json`` (the CLI reads it
     after its in-process run without opening DuckDB, which another run may hold)."""
     folder = Path(data_dir) / "consolidation_reports"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{report.run_id}.json"
+    path = folder / f"{run_id}.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(report_json(operation, report, health), default=str, indent=1), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
     return path
 
@@ -618,9 +575,9 @@ def write_report_file(data_dir: Path, operation: str, report, health: dict) -> P
 def report_json(operation: str, report, health: dict) -> dict:
     """What ``--json`` prints: prune lists the pruned edge ids, merge the surviving edges with their new strength."""
     if operation == "prune":
-        body = {k: v for k, v in asdict(report).items() if k not in {"pruned_edges"}}
+        body = {k: getattr(report, k) for k in PruneReport.__dataclass_fields__ if k != "pruned_edges"}
     elif operation == "merge-edges":
-        body = asdict(report)
+        body = {k: getattr(report, k) for k in MergeReport.__dataclass_fields__}
     else:
         body = {
             "run_id": report.run_id,

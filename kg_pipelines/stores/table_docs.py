@@ -217,7 +217,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "top_nodes": "Names of its most connected nodes (weighted degree inside the community).",
         "summary": "Extractive summary (top nodes, types, strongest relations), or the LLM's when one is configured.",
         "summary_method": "extractive or llm.",
-        "algorithm": "louvain, or label-propagation+louvain for graphs above consolidation.louvain_max_edges.",
+        "algorithm": "Community algorithm: louvain (vectorised; resolution consolidation.community_resolution).",
         "computed_at": "When the summarize run computed it.",
     },
     "consolidation_reports": {

@@ -153,7 +153,6 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS questions_chunk ON atomic_questions (chunk_id)",
     "CREATE INDEX IF NOT EXISTS node_support_document ON kg_node_support (document_id)",
     "CREATE INDEX IF NOT EXISTS edge_support_document ON kg_edge_support (document_id)",
-    "CREATE INDEX IF NOT EXISTS edge_prune_log_edge ON edge_prune_log (edge_id)",
 )
 
 
