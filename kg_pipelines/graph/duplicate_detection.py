@@ -41,7 +41,7 @@ from kg_pipelines.graph.node_similarity import (
 from kg_pipelines.stores.node_vectors import UNEMBEDDED_KINDS, NodeVectors
 
 MERGE, KEEP_APART, NEEDS_REVIEW = "merge", "keep_apart", "needs_review"
-SEARCH_BATCH = 256
+SEARCH_BATCH = 1024
 
 
 @dataclass(frozen=True)
