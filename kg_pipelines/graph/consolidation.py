@@ -418,105 +418,124 @@ def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, ll
     else:
         graph_sql.refresh_table_model(conn, "topic_clusters")
         clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
-    communities, algorithm = find_communities(conn, options)
-    rows = _describe_communities(conn, communities, options, now, algorithm, llm_client)
+    rows = _describe_communities(conn, find_communities(conn, options), now, llm_client)
     if not dry_run:
         conn.execute("DELETE FROM communities")
         if rows:
             conn.register("_community_rows", pa.Table.from_pylist(rows))
             conn.execute("INSERT INTO communities BY NAME SELECT * FROM _community_rows")
             conn.unregister("_community_rows")
-    return SummarizeReport(run_id, total, clusters, rows, dry_run, algorithm)
+    return SummarizeReport(run_id, total, clusters, rows, dry_run, ALGORITHM)
 
 
-def find_communities(conn, options) -> tuple[dict[int, np.ndarray], str]:
-    """{community number: node indices into ``_node_index``}, largest first, and the algorithm."""
+@dataclass
+class CommunityFinding:
+    """Louvain's result over the ``_node_index`` nodes: each node's community rank (largest first;
+    -1: in a community smaller than ``community_min_size``), and the edges it was computed on."""
+
+    rank: np.ndarray
+    count: int
+    source: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+    edge_ids: np.ndarray
+
+
+def find_communities(conn, options) -> CommunityFinding:
     n = _node_index(conn)
-    if n == 0:
-        return {}, ALGORITHM
     edges = _numpy(
         conn,
-        """SELECT s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
+        """SELECT e.edge_id, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
         JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
         WHERE e.source_id <> e.target_id""",
     )
+    source, target = edges["si"].astype(np.int64), edges["ti"].astype(np.int64)
     weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
-    node_community = louvain(n, edges["si"], edges["ti"], weight, options.community_resolution)
-    sizes = np.bincount(node_community)
+    if n == 0:
+        return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["edge_id"])
+    community = louvain(n, source, target, weight, options.community_resolution)
+    sizes = np.bincount(community)
     order = np.argsort(-sizes, kind="stable")
-    by_community = np.argsort(node_community, kind="stable")
-    starts = np.concatenate([[0], np.cumsum(sizes)])
-    result = {}
-    for rank, number in enumerate(order):
-        if sizes[number] < options.community_min_size:
-            break
-        result[rank] = by_community[starts[number] : starts[number + 1]]
-    return result, ALGORITHM
+    kept = int((sizes >= options.community_min_size).sum())
+    rank_of = np.full(len(sizes), -1, dtype=np.int64)
+    rank_of[order[:kept]] = np.arange(kept)
+    return CommunityFinding(rank_of[community], kept, source, target, weight, edges["edge_id"])
 
 
-def _describe_communities(conn, communities: dict[int, np.ndarray], options, now, algorithm, llm_client) -> list[dict]:
-    if not communities:
+def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> list[dict]:
+    """Per kept community: members, inner edge count, most connected nodes (weighted degree inside
+    the community), node types, strongest inner relation; computed with numpy, names looked up last."""
+    if found.count == 0:
         return []
-    members = np.concatenate(list(communities.values()))
-    numbers = np.concatenate([np.full(len(v), k) for k, v in communities.items()])
-    conn.register(
-        "_members_view", pa.table({"idx": members.astype(np.int32), "community_id": numbers.astype(np.int32)})
+    rank = found.rank
+    node_ids = np.asarray(conn.sql("SELECT node_id FROM _node_index ORDER BY idx").fetchnumpy()["node_id"])
+    types = np.asarray(
+        conn.sql(
+            "SELECT coalesce(k.node_type, 'unknown') AS t FROM _node_index n LEFT JOIN kg_nodes k USING (node_id) "
+            "ORDER BY n.idx"
+        ).fetchnumpy()["t"]
     )
-    conn.execute(
-        """CREATE OR REPLACE TEMP TABLE _members AS
-        SELECT n.node_id, m.community_id FROM _members_view m JOIN _node_index n USING (idx)"""
+    inner = (rank[found.source] == rank[found.target]) & (rank[found.source] >= 0)
+    inner_rank = rank[found.source][inner]
+    edge_count = np.bincount(inner_rank, minlength=found.count)
+    degree = np.bincount(found.source[inner], found.weight[inner], len(rank))
+    degree += np.bincount(found.target[inner], found.weight[inner], len(rank))
+    members = np.flatnonzero(rank >= 0)
+    by_degree = members[np.lexsort((members, -degree[members], rank[members]))]
+    starts = np.searchsorted(rank[by_degree], np.arange(found.count + 1))
+    inner_index = np.flatnonzero(inner)
+    # the strongest inner edge of each community: inner edges by (community, strength descending)
+    strongest = inner_index[np.lexsort((-found.weight[inner_index], inner_rank))]
+    sorted_ranks = rank[found.source][strongest]
+    first = np.searchsorted(sorted_ranks, np.arange(found.count))
+    strongest_edge = {
+        r: str(found.edge_ids[strongest[first[r]]])
+        for r in range(found.count)
+        if first[r] < len(strongest) and sorted_ranks[first[r]] == r
+    }
+    top = {r: by_degree[starts[r] : starts[r] + 5] for r in range(found.count)}
+    wanted = sorted({int(i) for t in top.values() for i in t})
+    names = dict(
+        conn.execute(
+            "SELECT n.idx, coalesce(k.name, n.node_id) FROM _node_index n LEFT JOIN kg_nodes k USING (node_id) "
+            "WHERE n.idx IN (SELECT unnest(?::INTEGER[]))",
+            [wanted],
+        ).fetchall()
     )
-    conn.unregister("_members_view")
-    rows = fetch_dicts(
-        conn,
-        """WITH inner_edges AS (
-            SELECT e.edge_id, e.source_id, e.target_id, e.strength, e.explanation, s.community_id
-            FROM kg_edges e JOIN _members s ON s.node_id = e.source_id
-            JOIN _members t ON t.node_id = e.target_id AND t.community_id = s.community_id),
-        degree AS (
-            SELECT community_id, node_id, sum(strength) AS weighted_degree FROM (
-                SELECT community_id, source_id AS node_id, strength FROM inner_edges
-                UNION ALL SELECT community_id, target_id, strength FROM inner_edges) GROUP BY ALL),
-        top AS (
-            SELECT d.community_id,
-                   list(coalesce(k.name, d.node_id) ORDER BY d.weighted_degree DESC, d.node_id)[:5] AS top_nodes
-            FROM degree d LEFT JOIN kg_nodes k USING (node_id) GROUP BY d.community_id),
-        types AS (
-            SELECT community_id, list(node_type || ' ' || n ORDER BY n DESC, node_type)[:3] AS types FROM (
-                SELECT m.community_id, coalesce(k.node_type, 'unknown') AS node_type, count(*) AS n
-                FROM _members m LEFT JOIN kg_nodes k USING (node_id) GROUP BY ALL) GROUP BY community_id),
-        strongest AS (
-            SELECT community_id, arg_max(coalesce(sn.name, i.source_id) || ' — ' || coalesce(tn.name, i.target_id)
-                   || coalesce(': ' || left(i.explanation, 160), ''), i.strength) AS relation, count(*) AS edge_count
-            FROM inner_edges i LEFT JOIN kg_nodes sn ON sn.node_id = i.source_id
-            LEFT JOIN kg_nodes tn ON tn.node_id = i.target_id GROUP BY community_id),
-        grouped AS (SELECT community_id, list(node_id ORDER BY node_id) AS node_ids, count(*) AS node_count
-                    FROM _members GROUP BY community_id)
-        SELECT g.community_id, g.node_ids, g.node_count::INTEGER AS node_count,
-               coalesce(s.edge_count, 0) AS edge_count, coalesce(t.top_nodes, []) AS top_nodes,
-               coalesce(y.types, []) AS types, s.relation
-        FROM grouped g LEFT JOIN top t USING (community_id) LEFT JOIN types y USING (community_id)
-        LEFT JOIN strongest s USING (community_id) ORDER BY g.community_id""",
+    relations = dict(
+        conn.execute(
+            """SELECT e.edge_id, coalesce(sn.name, e.source_id) || ' — ' || coalesce(tn.name, e.target_id)
+                      || coalesce(': ' || left(e.explanation, 160), '')
+            FROM kg_edges e LEFT JOIN kg_nodes sn ON sn.node_id = e.source_id
+            LEFT JOIN kg_nodes tn ON tn.node_id = e.target_id
+            WHERE e.edge_id IN (SELECT unnest(?::VARCHAR[]))""",
+            [list(strongest_edge.values())],
+        ).fetchall()
     )
     described = []
-    for r in rows:
-        summary = f"{r['node_count']} nodes ({', '.join(r['types'])}); most connected: {', '.join(r['top_nodes'])}" + (
-            f"; strongest relation: {r['relation']}" if r["relation"] else ""
-        )
+    for r in range(found.count):
+        group = by_degree[starts[r] : starts[r + 1]]
+        kinds, counts = np.unique(types[group], return_counts=True)
+        order = np.lexsort((kinds, -counts))[:3]
+        type_text = ", ".join(f"{kinds[i]} {counts[i]}" for i in order)
+        top_names = [names[int(i)] for i in top[r]]
+        relation = relations.get(strongest_edge.get(r))
+        summary = f"{len(group)} nodes ({type_text}); most connected: {', '.join(top_names)}"
+        summary += f"; strongest relation: {relation}" if relation else ""
         method = "extractive"
-        if llm_client is not None and r["community_id"] < MAX_SUMMARIES_BY_LLM:
-            summary = llm_client.summarize(f"community:{r['community_id']}", summary, "").summary
+        if llm_client is not None and r < MAX_SUMMARIES_BY_LLM:
+            summary = llm_client.summarize(f"community:{r}", summary, "").summary
             method = "llm"
         described.append(
             {
-                "community_id": r["community_id"],
-                "node_ids": r["node_ids"],
-                "node_count": r["node_count"],
-                "edge_count": r["edge_count"],
-                "top_nodes": r["top_nodes"],
+                "community_id": r,
+                "node_ids": sorted(node_ids[group].tolist()),
+                "node_count": len(group),
+                "edge_count": int(edge_count[r]),
+                "top_nodes": top_names,
                 "summary": summary,
                 "summary_method": method,
-                "algorithm": algorithm,
+                "algorithm": ALGORITHM,
                 "computed_at": now,
             }
         )
