@@ -108,3 +108,27 @@ def test_weekly_schedule_asks_for_the_merge_pass_without_opening_duckdb():
     assert request.run_key == f"dedup-{when.isoformat()}"
     assert request.run_config["ops"]["node_merges"]["config"]["origin"] == "weekly"
     assert weekly_dedup_schedule.cron_schedule == "0 3 * * 0" and weekly_dedup_schedule.job_name == "dedup_nodes"
+
+
+def test_the_graph_asset_absorbs_a_new_duplicate_and_reingestion_keeps_it_absorbed(graph, monkeypatch):
+    from kg_pipelines.dagster_shell import graph_assets
+
+    # a test embedder that reads SIRT3 as SIRT1: the two names then score 0.7 + 0.2 x 0.8 + 0.1
+    monkeypatch.setattr(graph_assets, "embedder_for", lambda *_: NameEmbedder({"sirt3": "sirt1"}))
+    graph.write("a/one.md", "# Muscle\nSIRT1 deacetylates PGC-1alpha in muscle cells.\n")
+    assert graph.ingest("a").failed_runs == 0
+    names = [r[0] for r in graph.rows("SELECT name FROM kg_nodes WHERE node_kind = 'entity'")]
+    assert "SIRT1" in names
+    doc = graph.write("b/two.md", "# Liver\nSIRT3 deacetylates mitochondrial proteins in liver cells.\n")
+    assert graph.ingest("b").failed_runs == 0
+    merges = graph.rows("SELECT duplicate_name, canonical_name, strategy, origin FROM node_merges")
+    assert ("SIRT3", "SIRT1", "formation_time", "graph") in merges
+    meta = graph.instance.get_latest_materialization_event(AssetKey("kg_nodes")).asset_materialization.metadata
+    assert "SIRT3 → SIRT1" in meta["nodes_absorbed_at_formation"].value
+    # the duplicate's document edited and synced again: its entity stays with the canonical node
+    doc.write_text("# Liver\nSIRT3 deacetylates mitochondrial enzymes in liver cells.\n")
+    assert graph.ingest("b").failed_runs == 0
+    names = [r[0] for r in graph.rows("SELECT name FROM kg_nodes WHERE node_kind = 'entity'")]
+    assert "SIRT3" not in names
+    sirt1 = graph.one("SELECT node_id FROM kg_nodes WHERE name = 'SIRT1'")
+    assert {r[0] for r in graph.rows("SELECT collection FROM kg_node_support WHERE node_id = ?", [sirt1])} == {"a", "b"}
