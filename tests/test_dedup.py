@@ -466,3 +466,16 @@ def test_a_pass_never_merges_through_a_chain_what_never_merge_keeps_apart(graph_
     done = merge_planned(conn, store, graph_settings, T0 + timedelta(days=1))
     assert [(m.canonical_id, m.duplicate_id) for m in done.merges] == [("a", "b")]
     assert sorted(r[0] for r in conn.execute("SELECT node_id FROM kg_nodes").fetchall()) == ["a", "c"]
+
+
+def test_merges_of_one_pass_are_undone_newest_first(conn):
+    for node_id in "ABC":
+        add_node(conn, node_id, node_id, created_at=T0)
+    now = T0 + timedelta(days=1)  # one pass: both merges carry the same time
+    first = merge_nodes(conn, "A", "B", now=now)
+    second = merge_nodes(conn, "A", "C", now=now)
+    with pytest.raises(MergeError, match=second.merge_id):
+        unmerge(conn, first.merge_id, now)
+    unmerge(conn, second.merge_id, now)
+    unmerge(conn, first.merge_id, now)
+    assert sorted(r[0] for r in conn.execute("SELECT node_id FROM kg_nodes").fetchall()) == ["A", "B", "C"]

@@ -387,10 +387,12 @@ def unmerge(conn: duckdb.DuckDBPyConnection, merge_id: str, now: datetime) -> di
     if merge["undone_at"] is not None:
         raise MergeError(f"merge {merge_id} was already undone at {merge['undone_at']}")
     canonical_id, duplicate_id = merge["canonical_id"], merge["duplicate_id"]
+    # merges of one pass share their time: the row order (node_merges only ever grows) says which came later
     later = conn.execute(
-        """SELECT merge_id FROM node_merges WHERE undone_at IS NULL AND merged_at >= ? AND merge_id <> ?
-           AND (canonical_id IN (?, ?) OR duplicate_id IN (?, ?)) ORDER BY merged_at DESC""",
-        [merge["merged_at"], merge_id, canonical_id, duplicate_id, canonical_id, duplicate_id],
+        """SELECT merge_id FROM node_merges WHERE undone_at IS NULL
+           AND rowid > (SELECT rowid FROM node_merges WHERE merge_id = ?)
+           AND (canonical_id IN (?, ?) OR duplicate_id IN (?, ?)) ORDER BY rowid DESC""",
+        [merge_id, canonical_id, duplicate_id, canonical_id, duplicate_id],
     ).fetchall()
     if later:
         raise MergeError(f"undo the later merge(s) of these nodes first: {', '.join(r[0] for r in later)}")
