@@ -308,7 +308,7 @@ def test_grey_zone_goes_to_a_person_offline_and_their_answer_counts(graph_settin
 def test_grey_zone_goes_to_the_llm_when_one_is_configured(conn, store, fake_openai):
     from kg_pipelines.llm.client import LLMClient
     from kg_pipelines.llm.openai_provider import OpenAIProvider
-    from tests.fake_openai import json_content
+    from tests.fake_openai import http_error, json_content
 
     add_node(conn, "g1", "Sirtuin one")
     add_node(conn, "g2", "Sirtuin 1")
@@ -320,6 +320,11 @@ def test_grey_zone_goes_to_the_llm_when_one_is_configured(conn, store, fake_open
     assert "same sirtuin" in pair.reason
     body = fake_openai.requests_to("chat")[0].body
     assert body["response_format"]["json_schema"]["name"] == "same_entity_verdict"
+    # the LLM failing (HTTP 500, then an answer outside the schema) leaves the pair for a person
+    for failure in (http_error(500), json_content({"same": "perhaps"})):
+        fake_openai.push(failure)
+        (pair,) = detect_duplicates(conn, store, NONE, llm=llm).pairs
+        assert pair.decision == NEEDS_REVIEW and "the LLM failed" in pair.reason
 
 
 # -- formation time, aliases, provenance -------------------------------------------------------------
