@@ -41,6 +41,8 @@ from .resources import KGResource, _mark_run_process
 
 DEDUP = dict(group_name="graph_health", kinds={"duckdb", "lancedb"}, pool="duckdb")
 PLAN_COLUMNS = [
+    "node_a",
+    "node_b",
     "name_a",
     "name_b",
     "node_type",
