@@ -453,11 +453,9 @@ def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json:
 @click.pass_obj
 def unmerge(settings: KGSettings, merge_id: str) -> None:
     """Undo the merge MERGE_ID: both nodes, their links and provenance as they were before it."""
-    from kg_pipelines.stores import warehouse
-
     if not settings.warehouse_path.exists():
         raise click.ClickException(f"the graph in {settings.data_dir} is empty: no merge {merge_id}")
-    conn = warehouse.connect(settings.warehouse_path)
+    conn = _open_warehouse(settings)
     try:
         found = conn.execute(
             "SELECT duplicate_name, canonical_name, undone_at FROM node_merges WHERE merge_id = ?", [merge_id]
@@ -486,10 +484,24 @@ def _dedup_runs():
     return dedup_runs
 
 
+def _open_warehouse(settings: KGSettings):
+    """The warehouse, or a one-line error while another process (a run) holds its lock."""
+    import duckdb
+
+    from kg_pipelines.stores import warehouse
+
+    try:
+        return warehouse.connect(settings.warehouse_path)
+    except duckdb.IOException as exc:
+        raise click.ClickException(
+            f"cannot open {settings.warehouse_path} now: another run holds it; try again when it ends ({exc})"
+        ) from exc
+
+
 def _dedup_results(settings: KGSettings, since) -> tuple[list[dict], list[dict]]:
     from kg_pipelines.stores import warehouse
 
-    conn = warehouse.connect(settings.warehouse_path)
+    conn = _open_warehouse(settings)
     try:
         pairs = warehouse.fetch_dicts(
             conn,
