@@ -329,6 +329,7 @@ def _consolidation_text(report: dict) -> str:
 def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
     """Import NODES and EDGES (.parquet, .csv, .json or .jsonl; edges in the seed 002 JSON form) into the
     graph in one transaction; bad rows are reported by line and nothing is imported then."""
+    import duckdb
     from dagster import DagsterInstance
 
     from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout, ensure_pool_limit, wait_for_pool
@@ -345,7 +346,10 @@ def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
         wait_for_pool(instance, settings.runs.pool_wait_timeout_s, lambda m: click.echo(m, err=True))
     except PoolWaitTimeout as exc:
         raise click.ClickException(str(exc)) from exc
-    conn = warehouse.connect(settings.warehouse_path)
+    try:
+        conn = warehouse.connect(settings.warehouse_path)
+    except duckdb.IOException as exc:  # a run started meanwhile and holds the write lock
+        raise click.ClickException(f"cannot write {settings.warehouse_path} now (a run holds it): {exc}") from exc
     try:
         try:
             report = import_graph(conn, Path(nodes), Path(edges), _now())

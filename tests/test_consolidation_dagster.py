@@ -296,3 +296,33 @@ def test_ingestion_and_consolidation_launched_together_both_succeed(tmp_path):
             assert back == 0 or support > 0
     finally:
         conn.close()
+
+
+def test_cli_consolidates_the_sample_graph_and_prints_json_reports(tmp_path):
+    from tests.conftest import REPO_ROOT
+
+    data = tmp_path / "data"
+    sample = REPO_ROOT / "data" / "consolidation_sample"
+    done = cli(data, "import-graph", str(sample / "nodes.json"), str(sample / "edges.json"))
+    assert done.wait(600) == 0, done.stderr.read()
+    dry = cli(data, "consolidate", "prune", "--dry-run", "--json", "--decay-half-life-days", "0")
+    out, err = dry.communicate(timeout=600)
+    assert dry.returncode == 0, err[-3000:]
+    report = json.loads(out)
+    assert report["dry_run"] and report["decay_half_life_days"] == 0.0 and report["pruned_edge_ids"]
+    assert report["kept_true_bridge"] >= 1  # the garden sessions' only link to the rest
+    assert report["health"]["target"] == "pruned 5-15 % of edges per cycle"
+    prune = cli(data, "consolidate", "prune", "--json", "--decay-half-life-days", "0")
+    out, err = prune.communicate(timeout=600)
+    assert prune.returncode == 0, err[-3000:]
+    assert json.loads(out)["pruned_edge_ids"] == report["pruned_edge_ids"]  # the dry run changed nothing
+    merge = cli(data, "consolidate", "merge-edges", "--json")
+    out, err = merge.communicate(timeout=600)
+    assert merge.returncode == 0, err[-3000:]
+    merged = json.loads(out)
+    assert merged["edges_merged"] == merged["total_before"] - merged["total_after"] > 0
+    for edge in merged["surviving_edges"]:
+        assert edge["new_strength"] >= edge["old_strength"] and edge["absorbed_edge_ids"]
+    text = cli(data, "consolidate", "summarize")
+    out, err = text.communicate(timeout=600)
+    assert text.returncode == 0 and "topic clusters" in out and "target: 3-10 topic clusters" in out

@@ -3,10 +3,11 @@ that graphs of millions of edges take seconds, not the minutes of a pure-Python 
 
 It is the parallel variant of Louvain's local moving phase (as in GPU and multi-core Louvain
 implementations): in each sweep, every node's best neighbouring community is computed at once
-from ``A @ P`` (the node x community weight matrix), and a random half of the nodes that gain by
-moving do move (moving all at once can make neighbours swap communities forever). Sweeps repeat
-until fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the
-next level (Louvain's aggregation), until a level moves nothing. The gain of moving node i into
+from ``A @ P`` (the node x community weight matrix), and three quarters (at random) of the nodes
+that gain by moving do move: moving all at once can make neighbours swap communities forever, and
+of two singletons that would swap only the one with the larger label moves. Sweeps repeat until
+fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the next
+level (Louvain's aggregation), until a level moves nothing. The gain of moving node i into
 community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the modularity gain times m).
 """
 
@@ -88,7 +89,11 @@ def _local_moving(adjacency: csr_matrix, resolution: float, rng, max_sweeps: int
         best_community = community.copy()
         best_community[rows_of_nnz[first]] = cols[first]
         wants = (best_gain > stay + 1e-12) & (best_community != community)
-        movers = wants & (rng.random(size) < 0.5)
+        # two singletons would swap places forever: only the one with the larger label moves
+        # (the singleton rule of parallel Louvain); other movers are thinned to a random 3/4
+        members = np.bincount(community, minlength=size)
+        swap = (members[community] == 1) & (members[best_community] == 1) & (best_community > community)
+        movers = wants & ~swap & (rng.random(size) < 0.75)
         if not movers.any():
             if not wants.any():
                 break
