@@ -263,6 +263,17 @@ def test_vectorised_louvain_matches_networkx_on_planted_communities():
     assert len(groups & planted_groups) >= 7  # the planted groups come back (at most one split or joined)
 
 
+def test_louvain_handles_components_that_close_after_one_level():
+    import numpy as np
+
+    from kg_pipelines.graph.communities import louvain
+
+    # two separate pairs: after the first level both communities are closed (only self-loops remain)
+    found = louvain(4, np.array([0, 2]), np.array([1, 3]), np.array([1.0, 1.0]))
+    assert found[0] == found[1] and found[2] == found[3] and found[0] != found[2]
+    assert louvain(3, np.array([], dtype=int), np.array([], dtype=int), np.array([])).tolist() == [0, 1, 2]
+
+
 @pytest.mark.parametrize("operation", ["prune", "merge-edges", "summarize"])
 def test_dry_runs_change_nothing(tmp_path, operation):
     b = Builder(tmp_path, decay_half_life_days=0)

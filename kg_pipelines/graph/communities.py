@@ -69,6 +69,8 @@ def _local_moving(adjacency: csr_matrix, resolution: float, rng, max_sweeps: int
         total = np.bincount(community, weights=degree, minlength=size)
         membership = csr_matrix((np.ones(size), (np.arange(size), community)), shape=(size, size))
         to_community = off_diagonal @ membership  # k_i,in per neighbouring community (CSR: grouped by row)
+        if to_community.nnz == 0:
+            break  # no node has a neighbour (every community is already closed): nothing can move
         counts = np.diff(to_community.indptr)
         rows_of_nnz = np.repeat(np.arange(size), counts)
         cols, k_in = to_community.indices.astype(np.int64), to_community.data
