@@ -347,3 +347,17 @@ def test_sql_models_declare_what_they_read():
     assert graph_sql.model_inputs("topic_clusters") == ["kg_edges"]
     assert graph_sql.is_table_model("topic_clusters") and not graph_sql.is_table_model("graph_adjacency")
     assert graph_sql.view_order().index("graph_adjacency") < graph_sql.view_order().index("prune_candidates")
+
+
+def test_the_consolidation_core_never_imports_dagster():
+    import subprocess
+    import sys
+
+    core = ["consolidation", "communities", "graph_sql", "graph_stats", "graph_io", "graph_pictures"]
+    code = (
+        "import importlib, sys\n"
+        + "".join(f"importlib.import_module('kg_pipelines.graph.{m}')\n" for m in core)
+        + "print(sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
