@@ -568,6 +568,276 @@ def _quiet_model_loading() -> None:
     transformers_logging.disable_progress_bar()
 
 
+# -- graph consolidation (seed 002) and bring your own graph ---------------------------------------
+
+
+@main.command()
+@click.argument("operation", type=click.Choice(["prune", "merge-edges", "summarize"]))
+@click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--decay-half-life-days",
+    type=click.FloatRange(min=0),
+    help="Strength halves per this many inactive days before the prune threshold (0: no decay).",
+)
+@click.pass_obj
+def consolidate(
+    settings: KGSettings, operation: str, dry_run: bool, as_json: bool, decay_half_life_days: float | None
+) -> None:
+    """Consolidate the graph: prune weak edges, merge duplicate edges, or summarize (topic clusters,
+    communities). Runs the asset through Dagster on this data dir's instance (shows in the UI)."""
+    import json
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: nothing to consolidate")
+    _ensure_home(settings)
+    holder: dict = {}
+
+    def work(echo, instance, should_stop):
+        holder["outcome"] = _runner().run_consolidation_job(
+            settings, operation, instance, dry_run=dry_run, decay_half_life_days=decay_half_life_days, echo=echo
+        )
+        return holder["outcome"]
+
+    failures = _run(settings, work)
+    outcome = holder["outcome"]
+    if failures or outcome.report_run_id is None:
+        raise click.ClickException(f"consolidate {operation} failed (Dagster run {outcome.dagster_run_id})")
+    report = json.loads(
+        (settings.data_dir / "consolidation_reports" / f"{outcome.report_run_id}.json").read_text(encoding="utf-8")
+    )
+    if as_json:
+        click.echo(json.dumps(report, indent=1, default=str))
+        return
+    click.echo(_consolidation_text(report))
+
+
+def _consolidation_text(report: dict) -> str:
+    operation, health = report["operation"], report["health"]
+    dry = " (dry run: nothing changed)" if report["dry_run"] else ""
+    if operation == "prune":
+        head = (
+            f"prune{dry}: {report['pruned']} of {report['total']} edges pruned, {report['kept']} kept "
+            f"({report['candidates']} weak and inactive; kept as bridges: {report['kept_seed_bridge']} by the seed's "
+            f"rule, {report['kept_true_bridge']} true, {report['kept_connectivity']} to keep components connected)"
+        )
+    elif operation == "merge-edges":
+        head = (
+            f"merge-edges{dry}: {report['total_before']} edges -> {report['total_after']}, "
+            f"{report['edges_merged']} merged into {len(report['surviving_edges'])} surviving edges"
+        )
+    else:
+        head = (
+            f"summarize{dry}: {len(report['clusters'])} topic clusters, {len(report['communities'])} communities "
+            f"({report['algorithm']})"
+        )
+    within = "within" if health["within"] else "outside"
+    return f"{head}\nhealth: {health['actual']}; target: {health['target']} ({within})"
+
+
+@main.command("import-graph")
+@click.argument("nodes", type=click.Path(dir_okay=False))
+@click.argument("edges", type=click.Path(dir_okay=False))
+@click.pass_obj
+def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
+    """Import NODES and EDGES (.parquet, .csv, .json or .jsonl; edges in the seed 002 JSON form) into the
+    graph in one transaction; bad rows are reported by line and nothing is imported then."""
+    import duckdb
+    from dagster import DagsterInstance
+
+    from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout, ensure_pool_limit, wait_for_pool
+    from kg_pipelines.embedding import embedder_for
+    from kg_pipelines.graph.graph_io import GraphImportError, import_graph
+    from kg_pipelines.graph.graph_stats import publish_graph_stats
+    from kg_pipelines.stores import warehouse
+    from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
+
+    _ensure_home(settings)
+    instance = DagsterInstance.get()
+    ensure_pool_limit(instance)
+    try:
+        wait_for_pool(instance, settings.runs.pool_wait_timeout_s, lambda m: click.echo(m, err=True))
+    except PoolWaitTimeout as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        conn = warehouse.connect(settings.warehouse_path)
+    except duckdb.IOException as exc:  # a run started meanwhile and holds the write lock
+        raise click.ClickException(f"cannot write {settings.warehouse_path} now (a run holds it): {exc}") from exc
+    try:
+        try:
+            report = import_graph(conn, Path(nodes), Path(edges), _now())
+        except GraphImportError as exc:
+            raise click.ClickException(f"nothing imported; {len(exc.problems)} problem(s):\n" + str(exc)) from exc
+        synced = sync_node_vectors(
+            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
+        )
+        publish_graph_stats(conn, settings.data_dir)
+    finally:
+        conn.close()
+    click.echo(
+        f"imported {report.nodes} nodes ({report.nodes_updated} replaced) and {report.edges} edges "
+        f"({report.edges_updated} replaced); {synced.embedded} node vector(s) embedded"
+    )
+
+
+@main.command("export-graph")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option(
+    "--format", "fmt", type=click.Choice(["parquet", "csv", "json", "jsonl"]), default="parquet", show_default=True
+)
+@click.pass_obj
+def export_graph_command(settings: KGSettings, directory: str, fmt: str) -> None:
+    """Write the graph to DIRECTORY as nodes.<fmt> and edges.<fmt> (edges in the seed 002 JSON form)."""
+    from kg_pipelines.graph.graph_io import export_graph
+    from kg_pipelines.stores import warehouse
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: nothing to export")
+    try:
+        conn = warehouse.connect(settings.warehouse_path, read_only=True)
+    except Exception as exc:  # duckdb.IOException: another process holds the write lock
+        raise click.ClickException(f"cannot read {settings.warehouse_path} now (a run is writing it): {exc}") from exc
+    try:
+        node_path, edge_path = export_graph(conn, Path(directory), fmt)
+    finally:
+        conn.close()
+    click.echo(f"wrote {node_path} and {edge_path}")
+
+
+# -- duplicate nodes (seed 001) ------------------------------------------------------------------
+
+
+@main.command()
+@click.option(
+    "--dry-run", is_flag=True, help="Detect and report only: merge nothing (the plan is duplicate_candidates)."
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0),
+    help="Score at or above which nodes merge (default dedup.threshold).",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the pairs (ids, names, component scores) and merges as JSON."
+)
+@click.pass_obj
+def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json: bool) -> None:
+    """Find duplicate nodes (0.7 embedding + 0.2 name + 0.1 metadata, same type) and merge them.
+
+    Runs the Dagster job dedup_nodes (detect_duplicate_nodes with --dry-run) in-process, so the run
+    shows in the UI; undo a merge with `kg-pipelines unmerge MERGE_ID`.
+    """
+    import json
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: nothing to deduplicate")
+    _ensure_home(settings)
+    started = _now()
+    failures = _run(
+        settings,
+        lambda echo, instance, should_stop: _dedup_runs().run_dedup(
+            settings, instance, dry_run=dry_run, threshold=threshold, echo=echo
+        ),
+    )
+    if failures:
+        sys.exit(1)
+    pairs, merges = _dedup_results(settings, started)
+    if as_json:
+        report = {"dry_run": dry_run, "threshold": threshold or settings.dedup.threshold, "pairs": pairs}
+        report["merges"] = merges
+        click.echo(json.dumps(report, indent=2, default=str))
+        return
+    click.echo(f"{len(pairs)} candidate pair(s) at threshold {threshold or settings.dedup.threshold}:")
+    for p in pairs:
+        click.echo(
+            f"  {p['decision']:<12} {p['score']:.3f} (emb {p['embedding_similarity']:.3f}, name "
+            f"{p['name_similarity']:.3f}, meta {p['metadata_overlap']:.2f})  {p['name_a']!r} ~ {p['name_b']!r} "
+            f"[{p['node_type']}] {p['stage']}"
+        )
+    if dry_run:
+        click.echo("dry run: nothing merged")
+    else:
+        click.echo(f"{len(merges)} merge(s):")
+        for m in merges:
+            click.echo(f"  {m['merge_id']}  {m['duplicate_name']!r} -> {m['canonical_name']!r}")
+    review = sum(1 for p in pairs if p["decision"] == "needs_review")
+    if review:
+        path = settings.data_dir / settings.dedup.decisions_file
+        click.echo(f"{review} grey-zone pair(s) wait for a person: write same or distinct in {path}")
+
+
+@main.command()
+@click.argument("merge_id")
+@click.pass_obj
+def unmerge(settings: KGSettings, merge_id: str) -> None:
+    """Undo the merge MERGE_ID: both nodes, their links and provenance as they were before it."""
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: no merge {merge_id}")
+    conn = _open_warehouse(settings)
+    try:
+        found = conn.execute(
+            "SELECT duplicate_name, canonical_name, undone_at FROM node_merges WHERE merge_id = ?", [merge_id]
+        ).fetchall()
+    finally:
+        conn.close()
+    if not found:
+        raise click.ClickException(f"unknown merge {merge_id!r} (see `kg-pipelines dedup --json` or node_merges)")
+    if found[0][2] is not None:
+        raise click.ClickException(f"merge {merge_id} was already undone at {found[0][2]}")
+    _ensure_home(settings)
+    failures = _run(
+        settings,
+        lambda echo, instance, should_stop: _dedup_runs().run_dedup(
+            settings, instance, unmerge_ids=[merge_id], echo=echo
+        ),
+    )
+    if failures:
+        sys.exit(1)
+    click.echo(f"unmerged {merge_id}: {found[0][0]!r} is back beside {found[0][1]!r}")
+
+
+def _dedup_runs():
+    from kg_pipelines.dagster_shell import dedup_runs
+
+    return dedup_runs
+
+
+def _open_warehouse(settings: KGSettings):
+    """The warehouse, or a one-line error while another process (a run) holds its lock."""
+    import duckdb
+
+    from kg_pipelines.stores import warehouse
+
+    try:
+        return warehouse.connect(settings.warehouse_path)
+    except duckdb.IOException as exc:
+        raise click.ClickException(
+            f"cannot open {settings.warehouse_path} now: another run holds it; try again when it ends ({exc})"
+        ) from exc
+
+
+def _dedup_results(settings: KGSettings, since) -> tuple[list[dict], list[dict]]:
+    from kg_pipelines.stores import warehouse
+
+    conn = _open_warehouse(settings)
+    try:
+        pairs = warehouse.fetch_dicts(
+            conn,
+            """SELECT node_a, node_b, node_type, name_a, name_b, embedding_similarity, name_similarity,
+                      metadata_overlap, score, stage, decision, reason
+               FROM duplicate_candidates ORDER BY score DESC, node_a, node_b""",
+        )
+        merges = warehouse.fetch_dicts(
+            conn,
+            """SELECT merge_id, canonical_id, duplicate_id, canonical_name, duplicate_name, node_type, score,
+                      decision, strategy, edges_redirected, edges_combined, self_loops_dropped
+               FROM node_merges WHERE merged_at >= ? AND origin = 'cli' ORDER BY merged_at, merge_id""",
+            [since],
+        )
+    finally:
+        conn.close()
+    return pairs, merges
+
+
 # -- helpers --------------------------------------------------------------------------------------
 
 

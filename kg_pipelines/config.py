@@ -309,6 +309,68 @@ class RetrievalSettings(_Strict):
     )
 
 
+class ConsolidationSettings(_Strict):
+    """Seed 002: prune weak edges, merge duplicate edges, topic clusters and communities, on schedules."""
+
+    enabled: bool = Field(default=True, description="Feature flag: the schedules run consolidation only when true")
+    min_edges: int = Field(default=50, ge=0, description="Schedules skip while the graph has fewer edges")
+    min_graph_age_days: float = Field(
+        default=14.0, ge=0, description="Schedules skip while the graph's first edge is younger than this"
+    )
+    prune_threshold: float = Field(default=0.05, ge=0, le=1, description="An edge weaker than this may be pruned")
+    min_inactive_days: float = Field(
+        default=7.0, ge=0, description="Days since last activity (activated, else reinforced, else created)"
+    )
+    decay_half_life_days: float = Field(
+        default=30.0,
+        ge=0,
+        description="Strength halves per this many inactive days before the threshold is applied; 0: no decay",
+    )
+    true_bridges: bool = Field(
+        default=True,
+        description="Also keep every edge whose removal would disconnect a component (beyond the seed's rule)",
+    )
+    cluster_min_size: int = Field(default=3, ge=1, description="Nodes a topic cluster needs")
+    community_min_size: int = Field(default=3, ge=1, description="Nodes a stored community needs")
+    community_resolution: float = Field(default=1.0, gt=0, description="Louvain resolution (higher: smaller)")
+    summarize_anchor_date: str = Field(
+        default="2026-01-05", description="Monday the every-14-days summarize schedule counts its weeks from"
+    )
+    summarize_every_weeks: int = Field(default=2, ge=1, description="Summarize runs on every n-th week")
+
+
+class DedupSettings(_Strict):
+    """Duplicate nodes (seed 001): the score, the cascade, the merge strategy, the weekly pass."""
+
+    threshold: float = Field(default=0.95, ge=0, le=1, description="Seed score at or above which two nodes merge")
+    grey_zone_low: float = Field(
+        default=0.85,
+        ge=0,
+        le=1,
+        description="Pairs scoring in [grey_zone_low, threshold) go to the LLM (provider other than offline) "
+        "or to the decisions file for a person to confirm or reject",
+    )
+    neighbours: int = Field(
+        default=10, ge=1, le=200, description="k nearest nodes (same type) asked of LanceDB per node"
+    )
+    strategy: Literal["prefer_older", "prefer_higher_weight", "prefer_more_links"] = Field(
+        default="prefer_older", description="Which node of a pair stays (the canonical node)"
+    )
+    formation_time: bool = Field(
+        default=True, description="An existing same-type node at or above the threshold absorbs a new entity node"
+    )
+    index_min_rows: int = Field(
+        default=20000, ge=256, description="From this many node vectors on, LanceDB gets an ANN index (below: exact)"
+    )
+    never_merge_file: str = Field(
+        default="never_merge.txt", description="Pairs of names never merged, one `name | name` a line (in the data dir)"
+    )
+    decisions_file: str = Field(
+        default="dedup_decisions.csv",
+        description="Grey-zone pairs for a person: decision `same` or `distinct` (in the data dir)",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -339,6 +401,8 @@ class KGSettings(_Strict):
     retrieval: RetrievalSettings = Field(
         default_factory=RetrievalSettings, description="Chunk retrieval: text, vector and graph ranks"
     )
+    dedup: DedupSettings = Field(default_factory=DedupSettings)
+    consolidation: ConsolidationSettings = Field(default_factory=ConsolidationSettings)
 
     @field_validator("data_dir", "inbox_dir")
     @classmethod

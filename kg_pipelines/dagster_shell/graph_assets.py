@@ -3,7 +3,9 @@
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from kg_pipelines.embedding import embedder_for
+from kg_pipelines.graph.formation_dedup import formation_dedup
 from kg_pipelines.graph.graph_building import sync_graph
+from kg_pipelines.graph.graph_stats import publish_graph_stats
 from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from kg_pipelines.stores.warehouse import fetch_dicts
@@ -86,9 +88,10 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
         settings = ctx.settings
-        node_vectors = sync_node_vectors(
-            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
-        )
+        node_store = NodeVectors(settings.lancedb_dir)
+        node_vectors = sync_node_vectors(conn, node_store, embedder_for(settings.node_embedding_model, settings.llm))
+        # formation-time dedup (seed 001 Strategy 2): an existing node absorbs a new duplicate
+        absorbed = formation_dedup(conn, node_store, settings, now)
         # readers (API, search, ask, retrieve) never open DuckDB: they read this snapshot
         snapshot = publish_graph_snapshot(conn, settings)
         removed = set(report.removed_documents)
@@ -119,6 +122,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "node_vectors_embedded": node_vectors.embedded,
                 "node_vectors_total": node_vectors.total,
                 "graph_snapshot": snapshot.name,
+                "nodes_absorbed_at_formation": MetadataValue.md(absorbed),
             },
         )
         yield MaterializeResult(
@@ -139,4 +143,6 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "edges_by_type": _counts_by(conn, "kg_edges", "edge_type"),
             },
         )
+        # figures for the consolidation schedules, which must not open DuckDB
+        publish_graph_stats(conn, settings.data_dir)
         yield from graph_checks(conn, scope.collection)

@@ -32,3 +32,36 @@ merge_page_bundle_job = define_asset_job(
     description="Merge one page bundle (the partition) into the graph: proposed_pages -> merge_plans -> "
     "merged_wiki_pages, audited by asset checks.",
 )
+
+
+# -- consolidation (seed 002): one job per operation, launched by the schedules, the CLI and the UI
+def _consolidation_job(name: str, assets: list[str], description: str):
+    return define_asset_job(
+        name,
+        selection=AssetSelection.assets(*assets),
+        executor_def=in_process_executor,
+        description=description,
+    )
+
+
+consolidate_prune_job = _consolidation_job(
+    "consolidate_prune",
+    ["edge_prune_log", "consolidation_reports"],
+    "Prune weak edges (seed 002) and refresh the consolidation reports.",
+)
+consolidate_merge_edges_job = _consolidation_job(
+    "consolidate_merge_edges",
+    ["consolidated_edges", "consolidation_reports"],
+    "Merge duplicate edges (seed 002) and refresh the consolidation reports.",
+)
+consolidate_summarize_job = _consolidation_job(
+    "consolidate_summarize",
+    ["topic_clusters", "communities", "consolidation_reports"],
+    "Topic clusters and communities (seed 002 summarize) and refresh the consolidation reports.",
+)
+CONSOLIDATION_JOBS = {
+    "prune": consolidate_prune_job,
+    "merge-edges": consolidate_merge_edges_job,
+    "summarize": consolidate_summarize_job,
+}
+OPERATION_ASSET = {"prune": "edge_prune_log", "merge-edges": "consolidated_edges", "summarize": "communities"}

@@ -125,7 +125,6 @@ def merge_plans(context: AssetExecutionContext, kg: KGResource) -> MaterializeRe
             raise Failure(f"page bundle {bundle_id!r} has no proposed_pages: materialize proposed_pages first")
         llm = kg.llm_client()
         plan, reused = planned(conn, bundle, lambda: embedding_scorer(conn, settings), llm, settings, kg.now())
-        snapshot = publish_graph_snapshot(conn, settings)  # readers (API, search) see the new pages
         plan_md = render_plan(plan)
         path = write_plan_files(settings, plan, plan_md)
         decisions = [n.decision for sg in plan.subgraphs for n in sg.nodes.values()]
@@ -179,6 +178,7 @@ def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
         vectors = sync_node_vectors(
             conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
         )
+        snapshot = publish_graph_snapshot(conn, settings)  # readers (API, search) see the new pages
         plan_md = render_plan(plan)
         path = write_plan_files(settings, plan, plan_md)
         yield MaterializeResult(

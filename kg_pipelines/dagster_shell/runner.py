@@ -96,3 +96,54 @@ def _root_cause(error) -> str:
     while error.cause is not None:
         error = error.cause
     return error.message.strip() + ("\n" + "".join(error.stack).rstrip() if error.stack else "")
+
+
+@dataclass
+class ConsolidationOutcome:
+    """What a consolidation run did: the Dagster run, and the report row's run id (None on failure)."""
+
+    dagster_run_id: str
+    success: bool
+    report_run_id: str | None
+    errors: list[str] = field(default_factory=list)
+    runs: int = 1
+
+    @property
+    def failed_runs(self) -> int:
+        return 0 if self.success else 1
+
+
+def run_consolidation_job(
+    settings: KGSettings,
+    operation: str,
+    instance: DagsterInstance,
+    dry_run: bool = False,
+    decay_half_life_days: float | None = None,
+    echo: Callable[[str], None] = lambda _m: None,
+) -> ConsolidationOutcome:
+    """Run one consolidation operation's job in-process on ``instance`` (so it shows in the UI),
+    after freeing dead runs' pool slots and waiting for live ones (an ingestion may be writing)."""
+    from kg_pipelines.definitions import defs
+
+    from .jobs import CONSOLIDATION_JOBS, OPERATION_ASSET
+
+    ensure_pool_limit(instance)
+    wait_for_pool(instance, settings.runs.pool_wait_timeout_s, echo)
+    job = defs.resolve_job_def(CONSOLIDATION_JOBS[operation].name)
+    asset_name = OPERATION_ASSET[operation]
+    op_config: dict = {"dry_run": dry_run}
+    if decay_half_life_days is not None:
+        op_config["decay_half_life_days"] = decay_half_life_days
+    run_config = {**QUIET_LOGS, "ops": {asset_name: {"config": op_config}}}
+    tags = {"kg/consolidation": operation, "kg/reason": "cli", **process_tags(os.getpid())}
+    result = job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=run_config)
+    report_run_id = None
+    for materialization in result.asset_materializations_for_node(asset_name):
+        if "run_id" in materialization.metadata:
+            report_run_id = materialization.metadata["run_id"].value
+    errors = [
+        f"step {e.step_key} failed: {_root_cause(e.event_specific_data.error)}"
+        for e in result.all_events
+        if e.is_step_failure
+    ]
+    return ConsolidationOutcome(result.run_id, result.success, report_run_id, errors)

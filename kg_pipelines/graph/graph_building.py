@@ -51,10 +51,13 @@ _TITLE_NAME_KEY = (
 _ENTITY_KEY = "substr(e.node_id, strpos(e.node_id, ':') + 1)"
 
 # (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
+# An entity whose node was merged into another (node_aliases, written by dedup merges) supports the
+# node that absorbed it, so re-ingesting its document never brings the duplicate back.
 _NODE_SOURCES = f"""
-    SELECT e.node_id, 'entity', e.entity_type, e.name, e.description, 'type:' || e.entity_type,
-           e.collection, e.document_id, e.chunk_id
-    FROM entities e WHERE e.document_id IN (SELECT document_id FROM _docs)
+    SELECT coalesce(al.canonical_id, e.node_id), 'entity', e.entity_type, e.name, e.description,
+           'type:' || e.entity_type, e.collection, e.document_id, e.chunk_id
+    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
+    WHERE e.document_id IN (SELECT document_id FROM _docs)
     UNION ALL
     SELECT 'chunk:' || c.chunk_id, 'chunk', 'chunk',
            coalesce(d.title, c.document_id) || ' [' || (c.seq + 1) || ']',
@@ -75,13 +78,18 @@ _NODE_SOURCES = f"""
 
 # (edge_type, source_id, target_id, explanation, keywords, collection, document_id, chunk_id)
 _EDGE_SOURCES = f"""
-    SELECT 'RELATED', r.source_node_id, r.target_node_id, r.description, r.tags,
-           r.collection, r.document_id, r.chunk_id
-    FROM relationships r WHERE r.document_id IN (SELECT document_id FROM _docs)
+    SELECT 'RELATED', coalesce(sa.canonical_id, r.source_node_id), coalesce(ta.canonical_id, r.target_node_id),
+           r.description, r.tags, r.collection, r.document_id, r.chunk_id
+    FROM relationships r
+    LEFT JOIN node_aliases sa ON sa.alias_id = r.source_node_id
+    LEFT JOIN node_aliases ta ON ta.alias_id = r.target_node_id
+    WHERE r.document_id IN (SELECT document_id FROM _docs)
+      AND coalesce(sa.canonical_id, r.source_node_id) <> coalesce(ta.canonical_id, r.target_node_id)
     UNION ALL
-    SELECT 'MENTIONS', 'chunk:' || e.chunk_id, e.node_id, e.description, []::VARCHAR[],
+    SELECT 'MENTIONS', 'chunk:' || e.chunk_id, coalesce(al.canonical_id, e.node_id), e.description, []::VARCHAR[],
            e.collection, e.document_id, e.chunk_id
-    FROM entities e WHERE e.document_id IN (SELECT document_id FROM _docs)
+    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
+    WHERE e.document_id IN (SELECT document_id FROM _docs)
     UNION ALL
     SELECT 'ANSWERS_IN', 'question:' || q.question_id, 'chunk:' || q.chunk_id, q.question, []::VARCHAR[],
            q.collection, q.document_id, q.chunk_id
@@ -100,12 +108,13 @@ _EDGE_SOURCES = f"""
                  any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
           FROM chunks c JOIN documents d USING (document_id)
           WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id) t
-    JOIN (SELECT DISTINCT e.node_id, {_ENTITY_KEY} AS entity_key FROM entities e) e
+    JOIN (SELECT DISTINCT coalesce(al.canonical_id, e.node_id) AS node_id, {_ENTITY_KEY} AS entity_key
+          FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id) e
       ON e.entity_key = t.title_key OR (e.entity_key = t.name_key AND t.name_key <> '')
     UNION ALL
-    SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
-           e.collection, e.document_id, e.chunk_id
-    FROM entities e
+    SELECT 'NAMES', 'title:' || t.title_key, coalesce(al.canonical_id, e.node_id),
+           'a document is titled ' || t.title, []::VARCHAR[], e.collection, e.document_id, e.chunk_id
+    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
     JOIN (SELECT DISTINCT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
           FROM documents d JOIN chunks c USING (document_id)) t
       ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
@@ -237,6 +246,12 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         SELECT edge_type || ':' || source_id || '->' || target_id AS edge_id, *
         FROM ({_EDGE_SOURCES}) AS s(edge_type, source_id, target_id, explanation, keywords, collection,
             document_id, chunk_id)"""
+    )
+    # an edge id absorbed by a consolidation merge (edge_aliases) gives its support to the edge that
+    # absorbed it, so a re-synced document reinforces that edge instead of re-creating the duplicate
+    run(
+        """UPDATE _new_edges SET edge_id = a.edge_id FROM edge_aliases a
+        WHERE _new_edges.edge_id = a.absorbed_edge_id AND a.edge_id IN (SELECT edge_id FROM kg_edges)"""
     )
     run(
         "INSERT INTO kg_node_support SELECT DISTINCT node_id, document_id, chunk_id, collection, name, description "

@@ -35,13 +35,16 @@ from kg_pipelines.llm.schemas import (
     MergeDecision,
     MergedPage,
     ReasonedAnswer,
+    SameEntityVerdict,
     SubQuestions,
     json_schema_for,
 )
 
 ErrorKind = Literal["schema", "api", "timeout", "ungrounded"]
 ERROR_KINDS: tuple[str, ...] = ("schema", "api", "timeout", "ungrounded")
-Task = Literal["summarize", "extract", "questions", "merge_decision", "merge_content", "decompose", "reason"]
+Task = Literal[
+    "summarize", "extract", "questions", "merge_decision", "merge_content", "decompose", "reason", "same_entity"
+]
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -246,6 +249,20 @@ class LLMClient:
         )
         return self._call(request, ReasonedAnswer)
 
+    # -- duplicate nodes (seed 001): the grey zone's same / different verdict -------------------
+    def same_entity(self, pair_id: str, node_type: str, first: dict, second: dict) -> SameEntityVerdict:
+        """Do two nodes (dicts with name, description, metadata) of ``node_type`` name the same thing?"""
+        request = LLMRequest(
+            task="same_entity",
+            conversation_id=pair_id,
+            system=prompts.SAME_ENTITY_SYSTEM,
+            user=prompts.same_entity_user(node_type, first, second),
+            schema_name="same_entity_verdict",
+            json_schema=json_schema_for(SameEntityVerdict),
+            inputs={"node_type": node_type, "first": first, "second": second},
+        )
+        return self._call(request, SameEntityVerdict)
+
     # -- cache fingerprints ------------------------------------------------------------------
     def fingerprint(self, task: Task) -> str:
         """A short stable hash of everything that shapes the answers of ``task``.
@@ -269,8 +286,11 @@ class LLMClient:
             prompt = [prompts.QUESTIONS_SYSTEM]
             schema = json_schema_for(AtomicQuestions)
             settings = {"questions_min": self.questions_min, "questions_max": self.questions_max}
+        elif task == "same_entity":
+            prompt = [prompts.SAME_ENTITY_SYSTEM]
+            schema, settings = json_schema_for(SameEntityVerdict), {}
         else:
-            raise ValueError(f"unknown task {task!r}: use summarize, extract or questions")
+            raise ValueError(f"unknown task {task!r}: use summarize, extract, questions or same_entity")
         parts = {
             "provider": self.provider.name,
             "model": provider_model(self.provider),

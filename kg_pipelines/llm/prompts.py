@@ -104,3 +104,20 @@ def decompose_user(question: str, context: list[str], asked: list[str]) -> str:
 
 def reason_user(question: str, context: list[str]) -> str:
     return f"Question:\n{question}\n\nPassages:\n{numbered_passages(context)}"
+
+
+SAME_ENTITY_SYSTEM = (
+    "Two nodes of a knowledge graph have the same type and similar names and descriptions. Decide "
+    "whether they name the same real-world thing (one node should absorb the other) or two distinct "
+    "things (for example a general concept and a specific mechanism, a gene and its variant, two "
+    "people with similar names). Answer `same` true or false and a one-sentence reason, as JSON "
+    "matching the schema."
+)
+
+
+def same_entity_user(node_type: str, first: dict, second: dict) -> str:
+    def describe(node: dict) -> str:
+        text = f"name: {node.get('name', '')}\ndescription: {node.get('description') or '(none)'}"
+        return text + (f"\nmetadata: {node['metadata']}" if node.get("metadata") else "")
+
+    return f"Type: {node_type}\n\nNode A\n{describe(first)}\n\nNode B\n{describe(second)}"

@@ -138,6 +138,19 @@ class ReasonedAnswer(BaseModel):
         return _non_blank(value, "answer")
 
 
+class SameEntityVerdict(BaseModel):
+    """Whether two graph nodes name the same thing (the grey zone of duplicate detection)."""
+
+    model_config = ConfigDict(extra="forbid")
+    same: bool
+    reason: str
+
+    @field_validator("reason")
+    @classmethod
+    def _reason(cls, value: str) -> str:
+        return _non_blank(value, "reason")
+
+
 @functools.lru_cache(maxsize=64)  # built per request otherwise; callers must not modify it
 def json_schema_for(model: type[BaseModel], entity_types: tuple[str, ...] | None = None) -> dict:
     """The strict JSON schema sent to an OpenAI-compatible endpoint (entity types as an enum)."""

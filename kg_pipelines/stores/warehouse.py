@@ -101,6 +101,53 @@ SCHEMA: dict[str, str] = {
         k INTEGER NOT NULL, questions INTEGER NOT NULL, recall DOUBLE NOT NULL, all_gold DOUBLE NOT NULL,
         accepted_recall DOUBLE, accepted BOOLEAN NOT NULL, labels_hash VARCHAR NOT NULL, graph_version VARCHAR,
         PRIMARY KEY (measured_at, collection, k)""",
+    # consolidation (seed 002): what each run pruned, merged and found, enough to restore and explain it
+    "edge_prune_log": """
+        run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
+        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
+        strength DOUBLE NOT NULL, decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL,
+        reason VARCHAR NOT NULL, edge_row JSON NOT NULL, support_rows JSON NOT NULL,
+        restored_at TIMESTAMPTZ""",
+    "consolidated_edges": """
+        run_id VARCHAR NOT NULL, merged_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
+        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
+        absorbed_edge_ids VARCHAR[] NOT NULL, edge_count INTEGER NOT NULL, old_strength DOUBLE NOT NULL,
+        new_strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL, absorbed_edges JSON NOT NULL,
+        PRIMARY KEY (run_id, edge_id)""",
+    # an edge id absorbed by a merge -> the edge that carries it now (ingestion redirects its support)
+    "edge_aliases": """
+        absorbed_edge_id VARCHAR PRIMARY KEY, edge_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL""",
+    "topic_clusters": """
+        topic_key VARCHAR PRIMARY KEY, node_ids VARCHAR[] NOT NULL, node_count INTEGER NOT NULL,
+        internal_edges BIGINT NOT NULL, connectivity DOUBLE NOT NULL, computed_at TIMESTAMPTZ NOT NULL""",
+    "communities": """
+        community_id INTEGER PRIMARY KEY, node_ids VARCHAR[] NOT NULL, node_count INTEGER NOT NULL,
+        edge_count BIGINT NOT NULL, top_nodes VARCHAR[] NOT NULL, summary VARCHAR NOT NULL,
+        summary_method VARCHAR NOT NULL, algorithm VARCHAR NOT NULL, computed_at TIMESTAMPTZ NOT NULL""",
+    "consolidation_reports": """
+        run_id VARCHAR PRIMARY KEY, operation VARCHAR NOT NULL, dry_run BOOLEAN NOT NULL,
+        started_at TIMESTAMPTZ NOT NULL, finished_at TIMESTAMPTZ NOT NULL, edges_before BIGINT NOT NULL,
+        edges_after BIGINT NOT NULL, affected BIGINT NOT NULL, affected_pct DOUBLE NOT NULL,
+        health_target VARCHAR, within_target BOOLEAN, settings JSON NOT NULL, report JSON NOT NULL,
+        picture_path VARCHAR""",
+    # duplicate nodes (seed 001): the scored pairs of the last detection, every merge (enough to
+    # explain and undo it), the node ids merged away (graph building maps them to their canonical)
+    "duplicate_candidates": """
+        node_a VARCHAR NOT NULL, node_b VARCHAR NOT NULL, node_type VARCHAR NOT NULL, name_a VARCHAR NOT NULL,
+        name_b VARCHAR NOT NULL, embedding_similarity DOUBLE NOT NULL, name_similarity DOUBLE NOT NULL,
+        metadata_overlap DOUBLE NOT NULL, score DOUBLE NOT NULL, stage VARCHAR NOT NULL,
+        decision VARCHAR NOT NULL, reason VARCHAR, detected_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (node_a, node_b)""",
+    "node_merges": """
+        merge_id VARCHAR PRIMARY KEY, merged_at TIMESTAMPTZ NOT NULL, canonical_id VARCHAR NOT NULL,
+        duplicate_id VARCHAR NOT NULL, canonical_name VARCHAR NOT NULL, duplicate_name VARCHAR NOT NULL,
+        node_type VARCHAR NOT NULL, score DOUBLE, decision VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
+        origin VARCHAR NOT NULL, edges_redirected INTEGER NOT NULL, edges_combined INTEGER NOT NULL,
+        self_loops_dropped INTEGER NOT NULL, snapshot JSON NOT NULL, undone_at TIMESTAMPTZ""",
+    "node_aliases": """
+        alias_id VARCHAR PRIMARY KEY, canonical_id VARCHAR NOT NULL, merge_id VARCHAR NOT NULL""",
+    "dedup_state": """
+        name VARCHAR PRIMARY KEY, value TIMESTAMPTZ NOT NULL""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:

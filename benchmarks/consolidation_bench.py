@@ -1,0 +1,350 @@
+"""Consolidation benchmark (issue 8, seed 002): prune + merge + summarize on synthetic graphs of
+1M and 10M edges, against the seed's per-edge algorithm ported line by line to Python on the same
+1M edges (same results asserted), with the speed-up ratio and peak memory.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/consolidation_bench.py            # 1M + port, then 10M
+    PYTHONPATH=. .venv/bin/python benchmarks/consolidation_bench.py --edges 100000 --skip-large
+
+The synthetic graph is generated inside DuckDB from hashes of the row number (deterministic, no
+Python loop): nodes with ~10 edges each, 2 % of edges to leaf nodes (the seed's bridge rule),
+3 % duplicate pairs (merge), 12 % weak edges, activity spread over 60 days, 2 % user-made,
+1 % protected edges, 40 topic keys. Each scale runs in its own process, so its peak memory
+(ru_maxrss of that process: DuckDB, Arrow, numpy and Python together) is its own.
+
+Two modes of ours are timed: "seed mode" (decay off, true-bridge protection off: the seed's rule,
+so its results can be compared with the port) and "full" (the defaults: decay half-life 30 days,
+true bridges). Ours is timed end to end (SQL, the graph algorithms, the writes with the prune log
+and provenance moves, the reports, communities); the port's time excludes loading its edges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+NOW_MS = int(NOW.timestamp() * 1000)
+
+
+# -- the synthetic graph ------------------------------------------------------------------------------
+
+
+def generate(conn, edges: int) -> None:
+    """Nodes and edges straight into kg_nodes / kg_edges (see the module doc for the mix)."""
+    nodes = max(10, edges // 5)
+    conn.execute("SET VARIABLE bench_now = ?::TIMESTAMPTZ", [NOW])
+    conn.execute("CREATE OR REPLACE TEMP MACRO h(x) AS (hash(x) % 9223372036854775807)::BIGINT")
+    conn.execute(
+        f"""INSERT INTO kg_edges
+        WITH base AS (
+            SELECT i, CASE WHEN i % 33 = 0 AND i > 0 THEN i - 1 ELSE i END AS k FROM range({edges}) t(i)),
+        ends AS (
+            SELECT i, k,
+                   h(k * 2) % {nodes} AS a,
+                   CASE WHEN k % 50 = 1 THEN -1 - k ELSE h(k * 2 + 1) % {nodes} END AS b
+            FROM base),
+        named AS (
+            SELECT i, a, b,
+                   CASE WHEN i % 33 = 0 AND i > 0 THEN b ELSE a END AS s,
+                   CASE WHEN i % 33 = 0 AND i > 0 THEN a ELSE b END AS t
+            FROM ends)
+        SELECT 'e' || lpad(i::VARCHAR, 9, '0'),
+               CASE WHEN s < 0 THEN 'leaf' || (-s) ELSE 'n' || s END,
+               CASE WHEN t < 0 THEN 'leaf' || (-t) ELSE 'n' || t END,
+               ['RELATED', 'similar', 'extends'][1 + h(i * 3) % 3],
+               CASE WHEN h(i * 7) % 100 < 12 THEN 0.001 + (h(i * 11) % 48) / 1000.0
+                    ELSE 0.05 + (h(i * 11) % 950) / 1000.0 END,
+               (h(i * 5) % 6)::INTEGER,
+               getvariable('bench_now') - to_milliseconds((h(i * 13) % (60 * 86400000::BIGINT))::BIGINT),
+               CASE WHEN h(i * 17) % 2 = 0 THEN NULL
+                    ELSE getvariable('bench_now') - to_milliseconds((h(i * 19) % (30 * 86400000::BIGINT))::BIGINT) END,
+               CASE WHEN h(i * 37) % 3 = 0
+                    THEN getvariable('bench_now') - to_milliseconds((h(i * 41) % (20 * 86400000::BIGINT))::BIGINT) END,
+               CASE WHEN h(i * 23) % 50 = 0 THEN 'user' ELSE 'pipeline' END,
+               h(i * 29) % 100 = 0,
+               'synthetic edge ' || i,
+               [],
+               'tag:t' || (abs(s) % 40),
+               'tag:t' || (abs(t) % 40),
+               1
+        FROM named"""
+    ).fetchall()
+    conn.execute(
+        """INSERT INTO kg_nodes (node_id, node_kind, node_type, name, description, topic_key, energy, base_weight,
+               support_count, created_by, created_at, updated_at, metadata, merge_history)
+        SELECT node_id, 'entity', 'concept', 'Concept ' || node_id, NULL, NULL, '{}', 1.0, 1, 'pipeline',
+               getvariable('bench_now'), getvariable('bench_now'), '{}', '[]'
+        FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
+    ).fetchall()
+    conn.execute(
+        """INSERT INTO kg_edge_support SELECT edge_id, 'doc' || (hash(edge_id) % 1000), 'chunk-' || edge_id,
+               'bench', NULL, [] FROM kg_edges"""
+    ).fetchall()
+
+
+# -- the seed's algorithm, line by line -------------------------------------------------------------
+
+
+def build_adjacency_index(edges):
+    adjacency_index = {}
+    for edge in edges:
+        adjacency_index.setdefault(edge["sourceId"], []).append(edge)
+        adjacency_index.setdefault(edge["targetId"], []).append(edge)
+    return adjacency_index
+
+
+def is_bridge_edge(edge, adjacency_index):
+    source_neighbors = adjacency_index.get(edge["sourceId"]) or []
+    target_neighbors = adjacency_index.get(edge["targetId"]) or []
+    # If removing this edge would isolate either node
+    return len(source_neighbors) <= 1 or len(target_neighbors) <= 1
+
+
+def is_protected(edge):
+    return bool(edge.get("protected"))
+
+
+def prune_weak_edges(edges, prune_threshold=0.05, min_inactive_days=7, dry_run=False):
+    adjacency_index = build_adjacency_index(edges)
+    now = NOW_MS
+    kept = []
+    pruned = []
+    for edge in edges:
+        last_active = edge["lastActivatedAt"] or edge["lastReinforcedAt"] or edge["createdAt"]
+        days_since = (now - last_active) / 86400000
+        should_prune = (
+            (edge["strength"] or 1.0) < prune_threshold
+            and days_since >= min_inactive_days
+            and not is_bridge_edge(edge, adjacency_index)
+            and edge["createdBy"] != "user"  # User-created edges protected
+            and not is_protected(edge)  # section 2.2: not marked important by the user
+        )
+        if should_prune:
+            pruned.append(edge)
+        else:
+            kept.append(edge)
+    return {
+        "total": len(edges),
+        "pruned": len(pruned),
+        "kept": len(kept),
+        "prunedEdgeIds": [e["edgeId"] for e in pruned],
+        "keptEdges": kept,
+    }
+
+
+def merge_duplicate_edges(edges, dry_run=False):
+    pair_map = {}
+    for edge in edges:
+        pair_key = "|".join(sorted([edge["sourceId"], edge["targetId"]]))
+        if pair_key not in pair_map:
+            pair_map[pair_key] = []
+        pair_map[pair_key].append(edge)
+    merged = []
+    merge_count = 0
+    for _pair_key, group in pair_map.items():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        group.sort(key=lambda e: -(e["strength"] or 0))
+        winner = dict(group[0])
+        other_strengths = 0
+        for e in group[1:]:
+            other_strengths = other_strengths + (e["strength"] or 0)
+        winner["strength"] = min(1.0, (winner["strength"] or 0) + 0.5 * other_strengths)
+        winner["strength"] = math.floor(winner["strength"] * 100 + 0.5) / 100  # Math.round
+        winner["activationCount"] = sum(e["activationCount"] or 0 for e in group)
+        winner["explanation"] = f"[Merged {len(group)} edges] {winner['explanation'] or ''}"
+        winner["absorbed"] = [e["edgeId"] for e in group[1:]]
+        merged.append(winner)
+        merge_count += len(group) - 1
+    return {"totalBefore": len(edges), "totalAfter": len(merged), "edgesMerged": merge_count, "merged": merged}
+
+
+def extract_topic_prefix(topic_key):
+    if not topic_key:
+        return None
+    parts = topic_key.split(":")
+    if len(parts) < 2:
+        return topic_key
+    return topic_key
+
+
+def discover_clusters(edges, min_cluster_size=3):
+    build_adjacency_index(edges)  # the seed builds it (and does not use it)
+    topic_groups = {}
+    for edge in edges:
+        source_prefix = extract_topic_prefix(edge["sourceTopicKey"])
+        target_prefix = extract_topic_prefix(edge["targetTopicKey"])
+        if source_prefix:
+            topic_groups.setdefault(source_prefix, set()).add(edge["sourceId"])
+        if target_prefix:
+            topic_groups.setdefault(target_prefix, set()).add(edge["targetId"])
+    clusters = []
+    for topic_key, session_ids in topic_groups.items():
+        if len(session_ids) >= min_cluster_size:
+            internal_edges = 0
+            ids = list(session_ids)
+            for edge in edges:
+                if edge["sourceId"] in session_ids and edge["targetId"] in session_ids:
+                    internal_edges += 1
+            clusters.append(
+                {
+                    "topicKey": topic_key,
+                    "sessionIds": ids,
+                    "sessionCount": len(ids),
+                    "internalEdges": internal_edges,
+                    "connectivity": internal_edges / (len(ids) * (len(ids) - 1) / 2) if len(ids) > 1 else 0,
+                }
+            )
+    return clusters
+
+
+def load_seed_edges(conn):
+    """kg_edges in the seed's own form (camelCase, epoch ms), ordered by edge id."""
+    cursor = conn.execute(
+        """SELECT edge_id, source_id, target_id, edge_type, strength, epoch_ms(created_at),
+                  epoch_ms(last_activated_at), epoch_ms(last_reinforced_at), activation_count, created_by,
+                  explanation, source_topic_key, target_topic_key, protected
+           FROM kg_edges ORDER BY edge_id"""
+    )
+    keys = ["edgeId", "sourceId", "targetId", "type", "strength", "createdAt", "lastActivatedAt", "lastReinforcedAt"]
+    keys += ["activationCount", "createdBy", "explanation", "sourceTopicKey", "targetTopicKey", "protected"]
+    return [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
+
+
+# -- one scale, in its own process --------------------------------------------------------------------
+
+
+def settings_for(data_dir: Path, mode: str):
+    from kg_pipelines.config import load_settings
+
+    options = {"decay_half_life_days": 0, "true_bridges": False} if mode == "seed" else {}
+    (data_dir / "kg.yaml").write_text(json.dumps({"consolidation": options}))
+    return load_settings(data_dir)
+
+
+def run_ours(conn, settings, data_dir: Path) -> tuple[dict, dict]:
+    from kg_pipelines.graph.consolidation import run_consolidation
+
+    times, results = {}, {}
+    for operation in ("prune", "merge-edges", "summarize"):
+        start = time.perf_counter()
+        results[operation] = run_consolidation(conn, settings, operation, now=NOW, data_dir=data_dir).report
+        times[operation] = time.perf_counter() - start
+    return times, results
+
+
+def one_scale(edges: int, mode: str, with_port: bool) -> dict:
+    from kg_pipelines.stores import warehouse
+
+    root = Path(tempfile.mkdtemp(prefix=f"consolidation-bench-{edges}-"))
+    try:
+        settings = settings_for(root, mode)
+        conn = warehouse.connect(settings.warehouse_path)
+        start = time.perf_counter()
+        generate(conn, edges)
+        generated = time.perf_counter() - start
+        out = {"edges": edges, "mode": mode, "generate_s": round(generated, 2)}
+        seed_edges = load_seed_edges(conn) if with_port else None
+        times, results = run_ours(conn, settings, root)
+        out.update({f"{k}_s": round(v, 3) for k, v in times.items()})
+        out["ours_s"] = round(sum(times.values()), 3)
+        prune, merge, summary = results["prune"], results["merge-edges"], results["summarize"]
+        out.update(
+            pruned=prune.pruned,
+            kept_seed_bridge=prune.kept_seed_bridge,
+            kept_true_bridge=prune.kept_true_bridge,
+            kept_connectivity=prune.kept_connectivity,
+            merged=merge.edges_merged,
+            topic_clusters=len(summary.clusters),
+            communities=len(summary.communities),
+            community_algorithm=summary.algorithm,
+        )
+        if with_port:
+            start = time.perf_counter()
+            port_prune = prune_weak_edges(seed_edges)
+            port_merge = merge_duplicate_edges(port_prune["keptEdges"])
+            port_clusters = discover_clusters(port_merge["merged"])
+            out["port_s"] = round(time.perf_counter() - start, 3)
+            out["speedup"] = round(out["port_s"] / out["ours_s"], 1)
+            assert sorted(port_prune["prunedEdgeIds"]) == sorted(prune.pruned_edge_ids), "prune differs"
+            port_survivors = {
+                e["edgeId"]: (e["strength"], e["activationCount"], sorted(e["absorbed"]))
+                for e in port_merge["merged"]
+                if "absorbed" in e
+            }
+            ours_survivors = {
+                e["edge_id"]: (e["new_strength"], e["activation_count"], sorted(e["absorbed_edge_ids"]))
+                for e in merge.surviving_edges
+            }
+            assert port_survivors == ours_survivors, "merge differs"
+            assert port_merge["edgesMerged"] == merge.edges_merged
+            port_topics = {
+                c["topicKey"]: (sorted(c["sessionIds"]), c["internalEdges"], round(c["connectivity"], 12))
+                for c in port_clusters
+            }
+            ours_topics = {
+                c["topic_key"]: (list(c["node_ids"]), c["internal_edges"], round(c["connectivity"], 12))
+                for c in summary.clusters
+            }
+            assert port_topics == ours_topics, "topic clusters differ"
+            out["same_results"] = True
+        conn.close()
+        out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        return out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def child(edges: int, mode: str, with_port: bool) -> dict:
+    command = [sys.executable, __file__, "--child", str(edges), mode, "1" if with_port else "0"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark of {edges} edges ({mode}) failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edges", type=int, default=1_000_000, help="edges of the graph compared with the port")
+    parser.add_argument("--large", type=int, default=10_000_000, help="edges of the large graph")
+    parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(one_scale(int(args.child[0]), args.child[1], args.child[2] == "1")))
+        return
+    rows = [child(args.edges, "seed", True), child(args.edges, "full", False)]
+    if not args.skip_large:
+        rows.append(child(args.large, "full", False))
+    print(
+        "| edges | mode | prune s | merge s | summarize s | total s | port s | speed-up | pruned | merged "
+        "| clusters | communities | peak RSS MB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r['edges']:,} | {r['mode']} | {r['prune_s']} | {r['merge-edges_s']} | {r['summarize_s']} | "
+            f"{r['ours_s']} | {r.get('port_s', '')} | {str(r.get('speedup', '')) + ('x' if 'speedup' in r else '')} | "
+            f"{r['pruned']:,} | {r['merged']:,} | {r['topic_clusters']} | {r['communities']:,} | {r['peak_rss_mb']:,} |"
+        )
+    for r in rows:
+        print(json.dumps(r))
+    seed_run = rows[0]
+    print(
+        f"\nseed-mode results identical to the line-by-line port on {seed_run['edges']:,} edges: "
+        f"{seed_run.get('same_results', False)}; speed-up {seed_run['speedup']}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+-- Duplicate edges (seed 002 section 3): edges of the same unordered (source, target) pair, more
+-- than one per pair. The strongest edge survives (ties: smallest edge_id) with its own type and
+-- direction; new strength = min(1.0, max + 0.5 x sum(others)) rounded to 2 decimals (half up, as
+-- the seed's Math.round); activation counts summed.
+WITH ranked AS (
+    SELECT
+        e.*,
+        least(e.source_id, e.target_id) AS pair_a,
+        greatest(e.source_id, e.target_id) AS pair_b,
+        row_number() OVER (
+            PARTITION BY least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)
+            ORDER BY e.strength DESC, e.edge_id
+        ) AS rank_in_pair
+    FROM kg_edges AS e
+    WHERE (least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)) IN (
+        SELECT (least(d.source_id, d.target_id), greatest(d.source_id, d.target_id))
+        FROM kg_edges AS d
+        GROUP BY least(d.source_id, d.target_id), greatest(d.source_id, d.target_id)
+        HAVING count(*) > 1
+    )
+)
+SELECT
+    arg_min(r.edge_id, r.rank_in_pair) AS edge_id,
+    arg_min(r.source_id, r.rank_in_pair) AS source_id,
+    arg_min(r.target_id, r.rank_in_pair) AS target_id,
+    arg_min(r.edge_type, r.rank_in_pair) AS edge_type,
+    list(r.edge_id ORDER BY r.rank_in_pair) FILTER (WHERE r.rank_in_pair > 1) AS absorbed_edge_ids,
+    count(*)::INTEGER AS edge_count,
+    max(r.strength) AS old_strength,
+    floor(
+        least(
+            1.0,
+            max(r.strength)
+            + 0.5 * coalesce(list_sum(list(r.strength ORDER BY r.rank_in_pair) FILTER (WHERE r.rank_in_pair > 1)), 0)
+        ) * 100 + 0.5
+    ) / 100 AS new_strength,
+    sum(r.activation_count)::INTEGER AS activation_count,
+    bool_or(r.protected) AS protected,
+    bool_or(r.created_by = 'user') AS user_made
+FROM ranked AS r
+GROUP BY r.pair_a, r.pair_b

@@ -1,0 +1,33 @@
+-- Every edge with the figures the prune rule reads (seed 002 section 2).
+-- Variables (set by the caller): consolidation_now, prune_threshold, min_inactive_days,
+-- decay_half_life_days (0: no decay, the seed's rule exactly).
+-- is_candidate: weak (decayed strength < threshold) AND inactive AND not user-made AND not protected.
+-- seed_bridge: the seed's isBridgeEdge, the only edge of either endpoint in the adjacency.
+-- True bridges (removal disconnects a component) need a graph algorithm: Python adds them.
+WITH degree AS (
+    SELECT a.node_id, count(*) AS degree FROM graph_adjacency AS a GROUP BY a.node_id
+),
+scored AS (
+    SELECT
+        e.edge_id, e.source_id, e.target_id, e.edge_type, e.strength, e.created_by, e.protected,
+        coalesce(e.last_activated_at, e.last_reinforced_at, e.created_at) AS last_active_at,
+        epoch_ms(getvariable('consolidation_now')::TIMESTAMPTZ) - epoch_ms(last_active_at) AS inactive_ms
+    FROM kg_edges AS e
+)
+SELECT
+    s.edge_id, s.source_id, s.target_id, s.edge_type, s.strength, s.created_by, s.protected,
+    s.last_active_at,
+    s.inactive_ms / 86400000.0 AS days_inactive,
+    CASE
+        WHEN getvariable('decay_half_life_days') > 0
+            THEN s.strength * pow(0.5, greatest(days_inactive, 0) / getvariable('decay_half_life_days'))
+        ELSE s.strength
+    END AS decayed_strength,
+    decayed_strength < getvariable('prune_threshold') AS weak,
+    days_inactive >= getvariable('min_inactive_days') AS inactive,
+    s.created_by = 'user' AS user_made,
+    least(sd.degree, td.degree) <= 1 AS seed_bridge,
+    weak AND inactive AND NOT user_made AND NOT s.protected AS is_candidate
+FROM scored AS s
+LEFT JOIN degree AS sd ON sd.node_id = s.source_id
+LEFT JOIN degree AS td ON td.node_id = s.target_id

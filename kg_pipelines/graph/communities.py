@@ -1,0 +1,120 @@
+"""Communities by Louvain (modularity, resolution γ), vectorised with numpy and scipy.sparse so
+that graphs of millions of edges take seconds, not the minutes of a pure-Python Louvain.
+
+It is the parallel variant of Louvain's local moving phase (as in GPU and multi-core Louvain
+implementations): in each sweep, every node's best neighbouring community is computed at once
+from ``A @ P`` (the node x community weight matrix), and three quarters (at random) of the nodes
+that gain by moving do move: moving all at once can make neighbours swap communities forever, and
+of two singletons that would swap only the one with the larger label moves. Sweeps repeat until
+fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the next
+level (Louvain's aggregation), until a level moves nothing. The gain of moving node i into
+community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the modularity gain times m).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix, csr_matrix
+
+
+def louvain(
+    n: int,
+    source: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray,
+    resolution: float = 1.0,
+    seed: int = 42,
+    max_levels: int = 12,
+    max_sweeps: int = 10,
+    min_moved: float = 0.01,
+) -> np.ndarray:
+    """The community number of each of the ``n`` nodes (undirected edges ``source``-``target``)."""
+    rng = np.random.default_rng(seed)
+    membership = np.arange(n, dtype=np.int64)
+    src, dst, wt = source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64)
+    size = n
+    for _level in range(max_levels):
+        adjacency = _symmetric(size, src, dst, wt)
+        community, moved = _local_moving(adjacency, resolution, rng, max_sweeps, min_moved)
+        if not moved:
+            break
+        labels, community = np.unique(community, return_inverse=True)
+        membership = community[membership]
+        size = len(labels)
+        src, dst = community[src], community[dst]  # the aggregated graph: edges between communities
+    _, membership = np.unique(membership, return_inverse=True)
+    return membership
+
+
+def _symmetric(size: int, src: np.ndarray, dst: np.ndarray, wt: np.ndarray) -> csr_matrix:
+    """A with A[u, v] = A[v, u] = summed weights; a self-loop (u, u) of weight w counts 2w (its degree)."""
+    rows = np.concatenate([src, dst])
+    cols = np.concatenate([dst, src])
+    return coo_matrix((np.concatenate([wt, wt]), (rows, cols)), shape=(size, size)).tocsr()
+
+
+def _local_moving(adjacency: csr_matrix, resolution: float, rng, max_sweeps: int, min_moved: float):
+    size = adjacency.shape[0]
+    degree = np.asarray(adjacency.sum(axis=1)).ravel()
+    two_m = degree.sum()
+    community = np.arange(size, dtype=np.int64)
+    if two_m == 0:
+        return community, False
+    off_diagonal = adjacency.copy()
+    off_diagonal.setdiag(0)
+    off_diagonal.eliminate_zeros()
+    rows_of_nnz = None
+    moved_any = False
+    for _sweep in range(max_sweeps):
+        total = np.bincount(community, weights=degree, minlength=size)
+        membership = csr_matrix((np.ones(size), (np.arange(size), community)), shape=(size, size))
+        to_community = off_diagonal @ membership  # k_i,in per neighbouring community (CSR: grouped by row)
+        if to_community.nnz == 0:
+            break  # no node has a neighbour (every community is already closed): nothing can move
+        counts = np.diff(to_community.indptr)
+        rows_of_nnz = np.repeat(np.arange(size), counts)
+        cols, k_in = to_community.indices.astype(np.int64), to_community.data
+        own = cols == community[rows_of_nnz]
+        total_without_me = total[cols] - np.where(own, degree[rows_of_nnz], 0.0)
+        gain = k_in - resolution * total_without_me * degree[rows_of_nnz] / two_m
+        # staying: the gain of the own community (k_in may be 0: no entry for it then)
+        stay = -resolution * (total[community] - degree) * degree / two_m
+        stay_entries = np.flatnonzero(own)
+        stay[rows_of_nnz[stay_entries]] = gain[stay_entries]
+        has = counts > 0
+        starts = to_community.indptr[:-1][has]
+        best_gain = np.full(size, -np.inf)
+        best_gain[has] = np.maximum.reduceat(gain, starts)
+        is_best = gain == best_gain[rows_of_nnz]
+        first = np.flatnonzero(is_best)
+        first = first[np.r_[True, rows_of_nnz[first][1:] != rows_of_nnz[first][:-1]]]
+        best_community = community.copy()
+        best_community[rows_of_nnz[first]] = cols[first]
+        wants = (best_gain > stay + 1e-12) & (best_community != community)
+        # two singletons would swap places forever: only the one with the larger label moves
+        # (the singleton rule of parallel Louvain); other movers are thinned to a random 3/4
+        members = np.bincount(community, minlength=size)
+        swap = (members[community] == 1) & (members[best_community] == 1) & (best_community > community)
+        movers = wants & ~swap & (rng.random(size) < 0.75)
+        if not movers.any():
+            if not wants.any():
+                break
+            continue
+        community[movers] = best_community[movers]
+        moved_any = True
+        if movers.sum() < min_moved * size:
+            break
+    return community, moved_any
+
+
+def modularity(
+    n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray, membership: np.ndarray, resolution: float = 1.0
+) -> float:
+    """Newman modularity of ``membership`` (for tests and the benchmark)."""
+    adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
+    degree = np.asarray(adjacency.sum(axis=1)).ravel()
+    two_m = degree.sum()
+    coo = adjacency.tocoo()
+    inside = coo.data[membership[coo.row] == membership[coo.col]].sum()
+    total = np.bincount(membership, weights=degree)
+    return float(inside / two_m - resolution * np.sum((total / two_m) ** 2))

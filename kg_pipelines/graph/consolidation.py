@@ -1,0 +1,653 @@
+"""Graph consolidation (seed 002): prune weak edges, merge duplicate edges, summarize (topic
+clusters and communities).
+
+What decides lives in SQL (``dbt_like_sql/``: ``prune_candidates``, ``edge_merge_groups``,
+``topic_clusters``, ``graph_adjacency``); this module runs it, one transaction per operation (a
+crash leaves the graph as it was), and does what SQL cannot:
+
+- **true bridges**: only prune candidates (weak after decay, inactive, not user-made, not
+  protected, not a seed bridge) can go. The graph's components are contracted over every edge that
+  stays (scipy ``connected_components`` on integer ids), so only candidate edges *between*
+  contracted components matter. Of those, a maximum spanning forest (strongest candidates first) is
+  kept: it holds every true bridge (a bridge is in every spanning forest) and also keeps a cycle
+  made only of candidates from being removed as a whole, which would disconnect a component even
+  though no single edge of it is a bridge. Everything else goes. So pruning never splits a
+  component, and the seed's own rule (the only edge of either endpoint) is kept on top.
+- **communities**: Louvain on the graph weighted by strength (``communities.py``: vectorised,
+  seconds for millions of edges, where networkx's pure-Python Louvain takes minutes). Each
+  community gets an extractive summary (its most connected nodes, their types, its strongest
+  relation) or, with an LLM provider, a generated one.
+
+Provenance: a pruned edge's ``kg_edge_support`` rows move into ``edge_prune_log`` (with the whole
+edge row), so ``restore_pruned_edges`` can put it back; an unchanged document is never synced again,
+so the edge does not come back by itself; a changed or re-processed document that still states the
+relation brings it back as a new edge (new evidence). An edge that absorbs duplicates takes over
+their support rows, and ``edge_aliases`` maps the absorbed ids to it: ingestion then gives new
+support for an absorbed id to the surviving edge instead of re-creating the duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import networkx as nx
+import numpy as np
+import pyarrow as pa
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+from kg_pipelines.graph import graph_sql
+from kg_pipelines.graph.communities import louvain
+from kg_pipelines.graph.graph_pictures import ConsolidationPicture, consolidation_picture
+from kg_pipelines.stores.warehouse import fetch_dicts, transaction
+
+OPERATIONS = ("prune", "merge-edges", "summarize")
+# seed 002 section 8 (metrics): healthy figures per cycle
+HEALTH_TARGETS = {
+    "prune": ("pruned 5-15 % of edges per cycle", 5.0, 15.0),
+    "merge-edges": ("merged < 5 % of edges per cycle", 0.0, 5.0),
+    "summarize": ("3-10 topic clusters after a month of use", 3, 10),
+}
+BRIDGE_LABEL_MAX_PAIRS = (
+    500_000  # above this many contracted candidate pairs, kept edges are not labelled bridge / cycle
+)
+MAX_SUMMARIES_BY_LLM = 50
+ALGORITHM = "louvain"
+PICTURED_ROWS = 500  # rows of a report kept as dicts for the picture and previews
+
+
+@dataclass
+class PruneReport:
+    run_id: str
+    total: int
+    pruned: int
+    kept: int
+    pruned_edge_ids: list[str]
+    dry_run: bool
+    candidates: int = 0
+    kept_seed_bridge: int = 0
+    kept_true_bridge: int = 0
+    kept_connectivity: int = 0
+    decay_half_life_days: float = 0.0
+    pruned_edges: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
+
+
+@dataclass
+class MergeReport:
+    run_id: str
+    total_before: int
+    total_after: int
+    edges_merged: int
+    dry_run: bool
+    surviving_edges: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class SummarizeReport:
+    run_id: str
+    total_edges: int
+    clusters: list[dict]
+    communities: list[dict]
+    dry_run: bool
+    algorithm: str = ALGORITHM
+
+
+@dataclass
+class ConsolidationResult:
+    operation: str
+    report: PruneReport | MergeReport | SummarizeReport
+    health: dict
+    picture_path: Path | None
+    picture_summary: str
+    report_text: str  # the report as JSON (what ``--json`` prints)
+
+
+# -- entry point ------------------------------------------------------------------------------------
+
+
+def run_consolidation(
+    conn: duckdb.DuckDBPyConnection,
+    settings,
+    operation: str,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    decay_half_life_days: float | None = None,
+    llm_client=None,
+    data_dir: Path | None = None,
+) -> ConsolidationResult:
+    """Run one operation (``prune`` / ``merge-edges`` / ``summarize``) in one transaction, with its
+    report row in ``consolidation_reports`` and a before/after picture under ``data_dir``.
+    A dry run computes the same report and changes no graph table (its report row is recorded)."""
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown consolidation operation {operation!r}; one of {', '.join(OPERATIONS)}")
+    options = settings.consolidation
+    now = now or datetime.now(UTC)
+    run_id = f"{now.strftime('%Y%m%dT%H%M%S')}-{operation}-{uuid.uuid4().hex[:8]}"
+    with transaction(conn):
+        graph_sql.create_views(conn)
+        graph_sql.set_variables(conn, graph_sql.model_variables(options, now, decay_half_life_days))
+        if operation == "prune":
+            report = prune_weak_edges(conn, options, now, run_id, dry_run)
+        elif operation == "merge-edges":
+            report = merge_duplicate_edges(conn, now, run_id, dry_run)
+        else:
+            report = summarize_graph(conn, options, now, run_id, dry_run, llm_client)
+        health = health_figures(operation, report)
+        picture = _picture(conn, operation, report, now, dry_run)
+        path, summary = consolidation_picture(picture, data_dir) if data_dir is not None else (None, "")
+        text = json.dumps(report_json(operation, report, health), default=str)
+        _record_report(conn, operation, report, health, options, now, path, decay_half_life_days, text)
+    return ConsolidationResult(operation, report, health, path, summary, text)
+
+
+def health_figures(operation: str, report) -> dict:
+    """The seed's health target beside the actual figure."""
+    target, low, high = HEALTH_TARGETS[operation]
+    if operation == "summarize":
+        actual = len(report.clusters)
+        return {
+            "target": target,
+            "actual": f"{actual} topic clusters",
+            "value": actual,
+            "within": low <= actual <= high,
+        }
+    before = report.total if operation == "prune" else report.total_before
+    affected = report.pruned if operation == "prune" else report.edges_merged
+    pct = 100.0 * affected / before if before else 0.0
+    within = (low <= pct <= high) if operation == "prune" else pct < high
+    return {
+        "target": target,
+        "actual": f"{affected} of {before} edges ({pct:.1f} %)",
+        "value": round(pct, 3),
+        "within": within,
+    }
+
+
+# -- prune ----------------------------------------------------------------------------------------
+
+
+def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -> PruneReport:
+    """Seed 002 section 2, with decay before the threshold and true-bridge protection (the
+    caller holds the transaction and has set the model variables)."""
+    run = conn.execute
+    run("CREATE OR REPLACE TEMP TABLE _prune_eval AS SELECT * FROM prune_candidates")
+    total, candidates, seed_bridges = run(
+        """SELECT count(*), count(*) FILTER (is_candidate), count(*) FILTER (is_candidate AND seed_bridge)
+        FROM _prune_eval"""
+    ).fetchall()[0]
+    reasons = (
+        "'weak (' || round(p.decayed_strength, 4) || ' < threshold), inactive ' || round(p.days_inactive, 1)"
+        " || ' d, not a bridge, not user-made, not protected'"
+    )
+    kept_true_bridge = kept_connectivity = 0
+    if options.true_bridges and candidates - seed_bridges > 0:
+        pruned_ids, kept_true_bridge, kept_connectivity = _prune_keeping_connectivity(conn)
+        pruned_table = pa.table({"edge_id": pa.array(pruned_ids, pa.string())})
+    else:
+        pruned_table = conn.sql(
+            "SELECT edge_id FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
+        ).fetch_arrow_table()
+    conn.register("_pruned_view", pruned_table)
+    run("CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _pruned_view")
+    conn.unregister("_pruned_view")
+    ids = conn.sql("SELECT edge_id FROM _pruned ORDER BY edge_id").fetchnumpy()["edge_id"].tolist()
+    pruned_rows = fetch_dicts(
+        conn,
+        f"""SELECT p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
+                  p.days_inactive, {reasons} AS reason
+           FROM _prune_eval p WHERE p.edge_id IN (SELECT edge_id FROM _pruned) ORDER BY p.edge_id
+           LIMIT {PICTURED_ROWS}""",
+    )
+    if not dry_run and ids:
+        run(
+            f"""INSERT INTO edge_prune_log
+            WITH pruned_edges AS (SELECT e.edge_id, to_json(e) AS edge_row FROM kg_edges e
+                                  SEMI JOIN _pruned x ON x.edge_id = e.edge_id),
+            pruned_support AS (SELECT es.edge_id, to_json(list(es)) AS rows FROM kg_edge_support es
+                               SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
+            SELECT ?, ?, p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
+                   p.days_inactive, {reasons}, e.edge_row, coalesce(s.rows, '[]'), NULL
+            FROM pruned_edges e JOIN _prune_eval p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
+            [run_id, now],
+        )
+        run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
+        run("DELETE FROM kg_edges WHERE edge_id IN (SELECT edge_id FROM _pruned)")
+    return PruneReport(
+        run_id=run_id,
+        total=total,
+        pruned=len(ids),
+        kept=total - len(ids),
+        pruned_edge_ids=ids,
+        dry_run=dry_run,
+        candidates=candidates,
+        kept_seed_bridge=seed_bridges,
+        kept_true_bridge=kept_true_bridge,
+        kept_connectivity=kept_connectivity,
+        decay_half_life_days=float(conn.execute("SELECT getvariable('decay_half_life_days')").fetchall()[0][0]),
+        pruned_edges=pruned_rows,
+    )
+
+
+def _node_index(conn) -> int:
+    """Integer ids of the nodes that have edges (``_node_index``); their number."""
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _node_index AS
+        SELECT node_id, (row_number() OVER () - 1)::INTEGER AS idx
+        FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
+    )
+    return conn.execute("SELECT count(*) FROM _node_index").fetchall()[0][0]
+
+
+def _numpy(conn, sql: str) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v) for k, v in conn.sql(sql).fetchnumpy().items()}
+
+
+def _prune_keeping_connectivity(conn) -> tuple[list[str], int, int]:
+    """(pruned edge ids, kept as true bridges, kept to keep a candidate-only cycle from splitting
+    a component). See the module docstring."""
+    n = _node_index(conn)
+    conn.execute(
+        """CREATE OR REPLACE TEMP TABLE _prune_idx AS
+        SELECT p.edge_id, s.idx AS si, t.idx AS ti, p.decayed_strength,
+               p.is_candidate AND NOT p.seed_bridge AS removable
+        FROM _prune_eval p JOIN _node_index s ON s.node_id = p.source_id
+        JOIN _node_index t ON t.node_id = p.target_id"""
+    )
+    stay = _numpy(conn, "SELECT si, ti FROM _prune_idx WHERE NOT removable")
+    cand = _numpy(conn, "SELECT edge_id, si, ti, decayed_strength FROM _prune_idx WHERE removable ORDER BY edge_id")
+    graph = coo_matrix((np.ones(len(stay["si"]), dtype=np.int8), (stay["si"], stay["ti"])), shape=(n, n))
+    _, component = connected_components(graph, directed=False)
+    a, b = component[cand["si"]], component[cand["ti"]]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    between = np.flatnonzero(lo != hi)  # a candidate inside one contracted component never disconnects it
+    keep = np.zeros(len(a), dtype=bool)
+    bridges = 0
+    if len(between):
+        used, relabel = np.unique(np.concatenate([lo[between], hi[between]]), return_inverse=True)
+        m = len(used)
+        u, v = relabel[: len(between)], relabel[len(between) :]
+        key = u.astype(np.int64) * m + v
+        # strongest candidate of each contracted pair first (then edge id order): the forest keeps it
+        order = np.lexsort((between, -cand["decayed_strength"][between], key))
+        first = order[np.r_[True, key[order][1:] != key[order][:-1]]]
+        weight = 2.0 - cand["decayed_strength"][between][first]  # positive, so every pair is an edge of the MST
+        tree = minimum_spanning_tree(coo_matrix((weight, (u[first], v[first])), shape=(m, m)).tocsr()).tocoo()
+        tree_key = np.minimum(tree.row, tree.col).astype(np.int64) * m + np.maximum(tree.row, tree.col)
+        pair_keys = key[first]
+        in_tree = np.isin(pair_keys, tree_key)
+        keep[between[first[in_tree]]] = True
+        if len(pair_keys) <= BRIDGE_LABEL_MAX_PAIRS:
+            multiplicity = Counter(key.tolist())
+            simple = nx.Graph()
+            simple.add_edges_from(zip(u[first].tolist(), v[first].tolist(), strict=True))
+            bridge_keys = {
+                min(x, y) * m + max(x, y) for x, y in nx.bridges(simple) if multiplicity[min(x, y) * m + max(x, y)] == 1
+            }
+            bridges = sum(1 for k in pair_keys[in_tree].tolist() if k in bridge_keys)
+    kept = int(keep.sum())
+    return cand["edge_id"][~keep].tolist(), bridges, kept - bridges
+
+
+def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None) -> int:
+    """Put pruned edges back (their row and support) from the latest prune log entry of each;
+    edges whose endpoints are gone or that exist again are skipped. The number restored."""
+    now = now or datetime.now(UTC)
+    restored = 0
+    with transaction(conn):
+        rows = fetch_dicts(
+            conn,
+            """SELECT edge_id, edge_row, support_rows, run_id FROM edge_prune_log
+            WHERE restored_at IS NULL AND edge_id IN (SELECT unnest(?::VARCHAR[]))
+            QUALIFY row_number() OVER (PARTITION BY edge_id ORDER BY pruned_at DESC) = 1""",
+            [list(edge_ids)],
+        )
+        for row in rows:
+            edge = json.loads(row["edge_row"])
+            exists = conn.execute("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [edge["edge_id"]]).fetchall()[0][0]
+            ends = conn.execute(
+                "SELECT count(*) FROM kg_nodes WHERE node_id IN (?, ?)", [edge["source_id"], edge["target_id"]]
+            ).fetchall()[0][0]
+            if exists or ends < len({edge["source_id"], edge["target_id"]}):
+                continue
+            _insert_json_row(conn, "kg_edges", edge)
+            for support in json.loads(row["support_rows"]):
+                _insert_json_row(conn, "kg_edge_support", support)
+            conn.execute(
+                "UPDATE edge_prune_log SET restored_at = ? WHERE edge_id = ? AND run_id = ?",
+                [now, row["edge_id"], row["run_id"]],
+            )
+            restored += 1
+    return restored
+
+
+def _insert_json_row(conn, table: str, row: dict) -> None:
+    """Insert a row read back from JSON, each value cast to its column's type by DuckDB."""
+    types = dict(
+        conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
+        ).fetchall()
+    )
+    names = [c for c in row if c in types]
+    casts = ", ".join(
+        f"?::VARCHAR AS {c}" if types[c] == "VARCHAR" else f"CAST(?::JSON AS {types[c]}) AS {c}" for c in names
+    )
+    values = [row[c] if types[c] == "VARCHAR" else json.dumps(row[c]) for c in names]
+    conn.execute(f"INSERT INTO {table} BY NAME SELECT {casts}", values).fetchall()
+
+
+# -- merge ------------------------------------------------------------------------------------------
+
+
+def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> MergeReport:
+    """Seed 002 section 3 (the caller holds the transaction)."""
+    run = conn.execute
+    total_before = run("SELECT count(*) FROM kg_edges").fetchall()[0][0]
+    run("CREATE OR REPLACE TEMP TABLE _merge AS SELECT * FROM edge_merge_groups")
+    run(
+        "CREATE OR REPLACE TEMP TABLE _absorbed AS "
+        "SELECT unnest(absorbed_edge_ids) AS absorbed_edge_id, edge_id FROM _merge"
+    )
+    surviving = (
+        conn.sql(
+            """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
+                  edge_count, absorbed_edge_ids FROM _merge ORDER BY edge_id"""
+        )
+        .fetch_arrow_table()
+        .to_pylist()
+    )
+    merged = run("SELECT count(*) FROM _absorbed").fetchall()[0][0]
+    if not dry_run and merged:
+        run(
+            """INSERT INTO consolidated_edges
+            SELECT ?, ?, m.edge_id, m.source_id, m.target_id, m.edge_type, m.absorbed_edge_ids, m.edge_count,
+                   m.old_strength, m.new_strength, m.activation_count, a.rows
+            FROM _merge m JOIN (
+                SELECT x.edge_id, to_json(list(e ORDER BY e.edge_id)) AS rows
+                FROM _absorbed x JOIN kg_edges e ON e.edge_id = x.absorbed_edge_id
+                GROUP BY x.edge_id) a USING (edge_id)""",
+            [run_id, now],
+        )
+        run(
+            """UPDATE kg_edges SET strength = m.new_strength, activation_count = m.activation_count,
+                   explanation = '[Merged ' || m.edge_count || ' edges] ' || coalesce(kg_edges.explanation, ''),
+                   protected = kg_edges.protected OR m.protected,
+                   created_by = CASE WHEN m.user_made THEN 'user' ELSE kg_edges.created_by END
+            FROM _merge m WHERE kg_edges.edge_id = m.edge_id"""
+        )
+        run(
+            """UPDATE kg_edge_support SET edge_id = a.edge_id FROM _absorbed a
+            WHERE kg_edge_support.edge_id = a.absorbed_edge_id"""
+        )
+        run(
+            "UPDATE edge_aliases SET edge_id = a.edge_id FROM _absorbed a "
+            "WHERE edge_aliases.edge_id = a.absorbed_edge_id"
+        )
+        run("DELETE FROM edge_aliases WHERE absorbed_edge_id IN (SELECT absorbed_edge_id FROM _absorbed)")
+        run("INSERT INTO edge_aliases SELECT absorbed_edge_id, edge_id, ? FROM _absorbed", [run_id])
+        run("DELETE FROM kg_edges WHERE edge_id IN (SELECT absorbed_edge_id FROM _absorbed)")
+        run(
+            """UPDATE kg_edges SET support_count = s.n FROM (
+                SELECT edge_id, count(*)::INTEGER AS n FROM kg_edge_support
+                WHERE edge_id IN (SELECT edge_id FROM _merge) GROUP BY edge_id) s
+            WHERE kg_edges.edge_id = s.edge_id"""
+        )
+    return MergeReport(
+        run_id=run_id,
+        total_before=total_before,
+        total_after=total_before - merged,
+        edges_merged=merged,
+        dry_run=dry_run,
+        surviving_edges=surviving,
+    )
+
+
+# -- summarize ------------------------------------------------------------------------------------
+
+
+def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, llm_client=None) -> SummarizeReport:
+    """Topic clusters (the SQL model) and communities (the caller holds the transaction)."""
+    total = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
+    if dry_run:
+        clusters = fetch_dicts(conn, f"SELECT * FROM ({graph_sql.model_sql('topic_clusters')}) ORDER BY topic_key")
+    else:
+        graph_sql.refresh_table_model(conn, "topic_clusters")
+        clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
+    rows = _describe_communities(conn, find_communities(conn, options), now, llm_client)
+    if not dry_run:
+        conn.execute("DELETE FROM communities")
+        if rows:
+            conn.register("_community_rows", pa.Table.from_pylist(rows))
+            conn.execute("INSERT INTO communities BY NAME SELECT * FROM _community_rows")
+            conn.unregister("_community_rows")
+    return SummarizeReport(run_id, total, clusters, rows, dry_run, ALGORITHM)
+
+
+@dataclass
+class CommunityFinding:
+    """Louvain's result over the ``_node_index`` nodes: each node's community rank (largest first;
+    -1: in a community smaller than ``community_min_size``), and the edges it was computed on."""
+
+    rank: np.ndarray
+    count: int
+    source: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+    edge_ids: np.ndarray
+
+
+def find_communities(conn, options) -> CommunityFinding:
+    n = _node_index(conn)
+    edges = _numpy(
+        conn,
+        """SELECT e.edge_id, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
+        JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
+        WHERE e.source_id <> e.target_id""",
+    )
+    source, target = edges["si"].astype(np.int64), edges["ti"].astype(np.int64)
+    weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
+    if n == 0:
+        return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["edge_id"])
+    community = louvain(n, source, target, weight, options.community_resolution)
+    sizes = np.bincount(community)
+    order = np.argsort(-sizes, kind="stable")
+    kept = int((sizes >= options.community_min_size).sum())
+    rank_of = np.full(len(sizes), -1, dtype=np.int64)
+    rank_of[order[:kept]] = np.arange(kept)
+    return CommunityFinding(rank_of[community], kept, source, target, weight, edges["edge_id"])
+
+
+def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> list[dict]:
+    """Per kept community: members, inner edge count, most connected nodes (weighted degree inside
+    the community), node types, strongest inner relation; computed with numpy, names looked up last."""
+    if found.count == 0:
+        return []
+    rank = found.rank
+    node_ids = np.asarray(conn.sql("SELECT node_id FROM _node_index ORDER BY idx").fetchnumpy()["node_id"])
+    types = np.asarray(
+        conn.sql(
+            "SELECT coalesce(k.node_type, 'unknown') AS t FROM _node_index n LEFT JOIN kg_nodes k USING (node_id) "
+            "ORDER BY n.idx"
+        ).fetchnumpy()["t"]
+    )
+    inner = (rank[found.source] == rank[found.target]) & (rank[found.source] >= 0)
+    inner_rank = rank[found.source][inner]
+    edge_count = np.bincount(inner_rank, minlength=found.count)
+    degree = np.bincount(found.source[inner], found.weight[inner], len(rank))
+    degree += np.bincount(found.target[inner], found.weight[inner], len(rank))
+    members = np.flatnonzero(rank >= 0)
+    by_degree = members[np.lexsort((members, -degree[members], rank[members]))]
+    starts = np.searchsorted(rank[by_degree], np.arange(found.count + 1))
+    inner_index = np.flatnonzero(inner)
+    # the strongest inner edge of each community: inner edges by (community, strength descending)
+    strongest = inner_index[np.lexsort((-found.weight[inner_index], inner_rank))]
+    sorted_ranks = rank[found.source][strongest]
+    first = np.searchsorted(sorted_ranks, np.arange(found.count))
+    strongest_edge = {
+        r: str(found.edge_ids[strongest[first[r]]])
+        for r in range(found.count)
+        if first[r] < len(strongest) and sorted_ranks[first[r]] == r
+    }
+    top = {r: by_degree[starts[r] : starts[r] + 5] for r in range(found.count)}
+    wanted = sorted({int(i) for t in top.values() for i in t})
+    names = dict(
+        conn.execute(
+            "SELECT n.idx, coalesce(k.name, n.node_id) FROM _node_index n LEFT JOIN kg_nodes k USING (node_id) "
+            "WHERE n.idx IN (SELECT unnest(?::INTEGER[]))",
+            [wanted],
+        ).fetchall()
+    )
+    relations = dict(
+        conn.execute(
+            """SELECT e.edge_id, coalesce(sn.name, e.source_id) || ' — ' || coalesce(tn.name, e.target_id)
+                      || coalesce(': ' || left(e.explanation, 160), '')
+            FROM kg_edges e LEFT JOIN kg_nodes sn ON sn.node_id = e.source_id
+            LEFT JOIN kg_nodes tn ON tn.node_id = e.target_id
+            WHERE e.edge_id IN (SELECT unnest(?::VARCHAR[]))""",
+            [list(strongest_edge.values())],
+        ).fetchall()
+    )
+    described = []
+    for r in range(found.count):
+        group = by_degree[starts[r] : starts[r + 1]]
+        kinds, counts = np.unique(types[group], return_counts=True)
+        order = np.lexsort((kinds, -counts))[:3]
+        type_text = ", ".join(f"{kinds[i]} {counts[i]}" for i in order)
+        top_names = [names[int(i)] for i in top[r]]
+        relation = relations.get(strongest_edge.get(r))
+        summary = f"{len(group)} nodes ({type_text}); most connected: {', '.join(top_names)}"
+        summary += f"; strongest relation: {relation}" if relation else ""
+        method = "extractive"
+        if llm_client is not None and r < MAX_SUMMARIES_BY_LLM:
+            summary = llm_client.summarize(f"community:{r}", summary, "").summary
+            method = "llm"
+        described.append(
+            {
+                "community_id": r,
+                "node_ids": sorted(node_ids[group].tolist()),
+                "node_count": len(group),
+                "edge_count": int(edge_count[r]),
+                "top_nodes": top_names,
+                "summary": summary,
+                "summary_method": method,
+                "algorithm": ALGORITHM,
+                "computed_at": now,
+            }
+        )
+    return described
+
+
+# -- reports and pictures ---------------------------------------------------------------------------
+
+
+def _record_report(conn, operation, report, health, options, now, picture_path, half_life, text) -> None:
+    if operation == "prune":
+        before, after, affected = report.total, report.total - (0 if report.dry_run else report.pruned), report.pruned
+    elif operation == "merge-edges":
+        before = report.total_before
+        after = report.total_before if report.dry_run else report.total_after
+        affected = report.edges_merged
+    else:
+        before = after = report.total_edges
+        affected = len(report.clusters) + len(report.communities)
+    settings_used = options.model_dump()
+    if half_life is not None:
+        settings_used["decay_half_life_days"] = half_life
+    conn.execute(
+        "INSERT INTO consolidation_reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            report.run_id,
+            operation,
+            report.dry_run,
+            now,
+            datetime.now(UTC),
+            before,
+            after,
+            affected,
+            round(100.0 * affected / before, 3) if before and operation != "summarize" else 0.0,
+            health["target"],
+            health["within"],
+            json.dumps(settings_used),
+            text,
+            str(picture_path) if picture_path else None,
+        ],
+    )
+
+
+def write_report_file(data_dir: Path, run_id: str, text: str) -> Path:
+    """The ``--json`` report as ``<data_dir>/consolidation_reports/<run_id>.json`` (the CLI reads it
+    after its in-process run without opening DuckDB, which another run may hold)."""
+    folder = Path(data_dir) / "consolidation_reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run_id}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def report_json(operation: str, report, health: dict) -> dict:
+    """What ``--json`` prints: prune lists the pruned edge ids, merge the surviving edges with their new strength."""
+    if operation == "prune":
+        body = {k: getattr(report, k) for k in PruneReport.__dataclass_fields__ if k != "pruned_edges"}
+    elif operation == "merge-edges":
+        body = {k: getattr(report, k) for k in MergeReport.__dataclass_fields__}
+    else:
+        body = {
+            "run_id": report.run_id,
+            "dry_run": report.dry_run,
+            "total_edges": report.total_edges,
+            "algorithm": report.algorithm,
+            "clusters": [
+                {k: c[k] for k in ("topic_key", "node_count", "internal_edges", "connectivity", "node_ids")}
+                for c in report.clusters
+            ],
+            "communities": [
+                {
+                    k: c[k]
+                    for k in ("community_id", "node_count", "edge_count", "top_nodes", "summary", "summary_method")
+                }
+                for c in report.communities
+            ],
+        }
+    return {"operation": operation, **body, "health": health}
+
+
+def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
+    picture = ConsolidationPicture(operation, now, dry_run=dry_run)
+    if operation == "prune":
+        picture.pruned = report.pruned_edges[:100]
+        picture.totals = {"total": report.total, "pruned": report.pruned, "kept": report.kept}
+        nodes = {x for e in picture.pruned for x in (e["source_id"], e["target_id"])}
+    elif operation == "merge-edges":
+        picture.merges = report.surviving_edges[:100]
+        picture.totals = {
+            "edges_before": report.total_before,
+            "edges_after": report.total_after,
+            "merged": report.edges_merged,
+        }
+        nodes = {x for e in picture.merges for x in (e["source_id"], e["target_id"])}
+    else:
+        picture.clusters = report.clusters[:100]
+        picture.communities = report.communities[:100]
+        picture.totals = {"topic_clusters": len(report.clusters), "communities": len(report.communities)}
+        nodes = {x for c in report.communities[:8] for x in c["node_ids"][:10]}
+    if nodes:
+        ids = sorted(nodes)[:200]
+        picture.node_names = dict(
+            conn.execute(
+                "SELECT node_id, name FROM kg_nodes WHERE node_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+            ).fetchall()
+        )
+        picture.context_edges = conn.execute(
+            """SELECT source_id, target_id FROM kg_edges
+            WHERE source_id IN (SELECT unnest(?::VARCHAR[]))
+              AND target_id IN (SELECT unnest(?::VARCHAR[])) LIMIT 300""",
+            [ids, ids],
+        ).fetchall()
+    return picture

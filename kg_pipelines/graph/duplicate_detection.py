@@ -1,0 +1,339 @@
+"""Duplicate node detection at scale (seed 001), as a cascade, cheap checks first.
+
+Candidates never come from the seed's O(N^2) loop: each node asks LanceDB ``graph_nodes`` for its
+k nearest nodes of the same type (an IVF index once the table is large, an exact scan below that),
+and nodes of one type with the same normalized name are paired directly. Each candidate pair then
+goes down the cascade:
+
+1. a person's word: a NEVER_MERGE pair or a pair marked ``distinct`` is kept apart, a pair marked
+   ``same`` merges (``merge_exclusions``);
+2. exact name: same type and the same normalized name (lower case, ``_`` as space): merge;
+3. fuzzy name: a name similarity too low for the pair to reach the grey zone even with identical
+   vectors and metadata drops it before any further work (``node_similarity.name_floor``);
+4. the seed's score (0.7 embedding + 0.2 name + 0.1 metadata): at or above the threshold, merge;
+5. the grey zone [grey_zone_low, threshold): with an LLM provider configured, the LLM answers
+   same / different with a reason; offline (or when the LLM fails) the pair is left for a person
+   (``needs_review``, appended to the decisions file by the caller).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import duckdb
+import numpy as np
+
+from kg_pipelines.graph.merge_exclusions import DISTINCT, SAME, MergeExclusions
+from kg_pipelines.graph.node_similarity import (
+    EMBEDDING_WEIGHT,
+    METADATA_WEIGHT,
+    NAME_WEIGHT,
+    NodeSimilarity,
+    metadata_of,
+    metadata_overlap,
+    name_floor,
+    name_similarity,
+    normalized_name,
+)
+from kg_pipelines.stores.node_vectors import UNEMBEDDED_KINDS, NodeVectors
+
+MERGE, KEEP_APART, NEEDS_REVIEW = "merge", "keep_apart", "needs_review"
+SEARCH_BATCH = 1024
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    node_id: str
+    node_type: str
+    name: str
+    description: str | None
+    metadata: object
+    created_at: object
+    base_weight: float
+
+
+@dataclass
+class CandidatePair:
+    node_a: NodeRecord
+    node_b: NodeRecord
+    similarity: NodeSimilarity
+    stage: str
+    decision: str
+    reason: str
+
+    @property
+    def score(self) -> float:
+        return self.similarity.total
+
+    def row(self, now) -> dict:
+        return {
+            "node_a": self.node_a.node_id,
+            "node_b": self.node_b.node_id,
+            "node_type": self.node_a.node_type,
+            "name_a": self.node_a.name,
+            "name_b": self.node_b.name,
+            "embedding_similarity": round(self.similarity.embedding, 6),
+            "name_similarity": round(self.similarity.name, 6),
+            "metadata_overlap": round(self.similarity.metadata, 6),
+            "score": round(self.score, 6),
+            "stage": self.stage,
+            "decision": self.decision,
+            "reason": self.reason,
+            "detected_at": now,
+        }
+
+
+@dataclass
+class DetectionReport:
+    nodes: int = 0
+    candidate_pairs: int = 0
+    dropped_by_name: int = 0
+    pairs: list[CandidatePair] = field(default_factory=list)
+    llm_calls: int = 0
+
+    def counts(self) -> dict[str, int]:
+        found: dict[str, int] = defaultdict(int)
+        for pair in self.pairs:
+            found[pair.decision] += 1
+        return dict(found)
+
+
+def load_named_nodes(conn: duckdb.DuckDBPyConnection, node_ids: Iterable[str] | None = None) -> dict[str, NodeRecord]:
+    """The graph's named nodes (every kind but chunks and questions), by id."""
+    sql = (
+        "SELECT node_id, node_type, name, description, metadata, created_at, base_weight FROM kg_nodes "
+        "WHERE node_kind NOT IN (SELECT unnest(?::VARCHAR[]))"
+    )
+    params: list = [list(UNEMBEDDED_KINDS)]
+    if node_ids is not None:
+        sql += " AND node_id IN (SELECT unnest(?::VARCHAR[]))"
+        params.append(list(node_ids))
+    return {row[0]: NodeRecord(*row) for row in conn.execute(sql, params).fetchall()}
+
+
+def all_vectors(store: NodeVectors) -> dict[str, np.ndarray]:
+    table = store.table()
+    if table is None:
+        return {}
+    rows = table.search().select(["node_id", "vector"]).limit(None).to_arrow()
+    matrix = rows.column("vector").combine_chunks().flatten().to_numpy().reshape(rows.num_rows, -1)
+    return dict(zip(rows.column("node_id").to_pylist(), matrix.astype(np.float32, copy=False)))
+
+
+def ensure_vector_index(store: NodeVectors, min_rows: int) -> str:
+    """An IVF index on ``graph_nodes`` once it holds ``min_rows`` vectors (kept up to date with the
+    rows added since); below that LanceDB scans exactly, which is faster on small tables."""
+    from lancedb.index import IvfFlat
+
+    table = store.table()
+    if table is None or table.count_rows() < min_rows:
+        return "exact scan"
+    indices = [i for i in table.list_indices() if "vector" in i.columns]
+    if not indices:
+        partitions = max(16, int(table.count_rows() ** 0.5))
+        table.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions))
+        return f"IVF index built ({partitions} partitions)"
+    stats = table.index_stats(indices[0].name)
+    if stats is not None and stats.num_unindexed_rows > 0.1 * table.count_rows():
+        table.optimize()
+        return "IVF index refreshed"
+    return "IVF index"
+
+
+def neighbour_pairs(
+    store: NodeVectors,
+    query: dict[str, NodeRecord],
+    vectors: dict[str, np.ndarray],
+    k: int,
+    nprobes: int = 20,
+) -> set[tuple[str, str]]:
+    """(id, id) pairs, smaller id first, of each query node and its ``k`` nearest same-type nodes."""
+    table = store.table()
+    if table is None:
+        return set()
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for node_id, node in query.items():
+        if node_id in vectors:
+            by_type[node.node_type].append(node_id)
+    pairs: set[tuple[str, str]] = set()
+    for node_type, ids in by_type.items():
+        where = "node_type = '" + node_type.replace("'", "''") + "'"
+        for start in range(0, len(ids), SEARCH_BATCH):
+            batch = ids[start : start + SEARCH_BATCH]
+            rows = (
+                table.search([vectors[i] for i in batch])
+                .metric("cosine")
+                .limit(k + 1)  # the node itself comes back too
+                .nprobes(nprobes)
+                .where(where, prefilter=True)
+                .select(["node_id", "_distance"])
+                .to_arrow()
+            )
+            found_ids = rows.column("node_id").to_pylist()
+            # one query vector comes back without a query_index column
+            queries = (
+                rows.column("query_index").to_pylist() if "query_index" in rows.column_names else [0] * len(found_ids)
+            )
+            for q, found in zip(queries, found_ids):
+                own = batch[q]
+                if found != own:
+                    pairs.add((own, found) if own < found else (found, own))
+    return pairs
+
+
+def exact_name_pairs(nodes: dict[str, NodeRecord], only: set[str] | None = None) -> set[tuple[str, str]]:
+    """Nodes of one type with the same normalized name, each paired with the group's first id."""
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for node in nodes.values():
+        groups[(node.node_type, normalized_name(node.name))].append(node.node_id)
+    pairs = set()
+    for ids in groups.values():
+        if len(ids) < 2 or (only is not None and not only.intersection(ids)):
+            continue
+        ids.sort()
+        pairs.update((ids[0], other) for other in ids[1:])
+    return pairs
+
+
+def judge_pair(
+    a: NodeRecord,
+    b: NodeRecord,
+    embedding: float,
+    exclusions: MergeExclusions,
+    threshold: float,
+    grey_low: float,
+) -> CandidatePair | str:
+    """The cascade for one same-type pair (no LLM yet), given the cosine of their vectors: the
+    pair, or why it is no candidate at all (``"name"``: the fuzzy name check, ``"score"``)."""
+    decided = exclusions.decision(a.node_id, b.node_id)
+    exact = normalized_name(a.name) == normalized_name(b.name)
+    floor = min(threshold, grey_low)
+    if not exact and decided is None and EMBEDDING_WEIGHT * embedding + NAME_WEIGHT + METADATA_WEIGHT < floor:
+        return "score"  # even a perfect name and metadata cannot lift it to the grey zone
+    name = name_similarity(a.name, b.name)
+    if not exact and decided is None and name < name_floor(floor):
+        return "name"  # fuzzy name check: cannot reach the grey zone whatever the vectors say
+    similarity = NodeSimilarity(embedding, name, metadata_overlap(a.metadata, b.metadata))
+    if exclusions.never(a.node_type, a.name, b.name):
+        return CandidatePair(a, b, similarity, "never_merge", KEEP_APART, "listed in the NEVER_MERGE file")
+    if decided == DISTINCT:
+        return CandidatePair(a, b, similarity, "person", KEEP_APART, "marked distinct in the decisions file")
+    if decided == SAME:
+        return CandidatePair(a, b, similarity, "person", MERGE, "confirmed same in the decisions file")
+    if exact:
+        return CandidatePair(a, b, similarity, "exact_name", MERGE, "same type and same normalized name")
+    total = similarity.total
+    if total >= threshold:
+        return CandidatePair(a, b, similarity, "score", MERGE, f"score {total:.4f} >= threshold {threshold}")
+    if total >= grey_low:
+        return CandidatePair(
+            a, b, similarity, "grey_zone", NEEDS_REVIEW, f"score {total:.4f} in the grey zone [{grey_low}, {threshold})"
+        )
+    return "score"
+
+
+def pair_cosines(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray], chunk: int = 20000) -> np.ndarray:
+    """Cosine of each pair's vectors (0 where a node has no vector, as in the seed): rows
+    normalized once, then row-wise dot products, a chunk of pairs at a time."""
+    if not pairs or not vectors:
+        return np.zeros(len(pairs), dtype=np.float32)
+    row = {node_id: i for i, node_id in enumerate(vectors)}
+    matrix = np.stack(list(vectors.values())).astype(np.float32, copy=False)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    matrix = np.vstack([matrix, np.zeros((1, matrix.shape[1]), dtype=np.float32)])  # the row of "no vector"
+    missing = len(matrix) - 1
+    left = np.fromiter((row.get(a, missing) for a, _ in pairs), dtype=np.int64, count=len(pairs))
+    right = np.fromiter((row.get(b, missing) for _, b in pairs), dtype=np.int64, count=len(pairs))
+    out = np.empty(len(pairs), dtype=np.float32)
+    for start in range(0, len(pairs), chunk):
+        a, b = left[start : start + chunk], right[start : start + chunk]
+        out[start : start + chunk] = np.einsum("ij,ij->i", matrix[a], matrix[b])
+    return out
+
+
+def ask_llm(pairs: Sequence[CandidatePair], llm) -> int:
+    """Let the LLM decide the grey-zone pairs (a failed call leaves the pair for a person)."""
+    from kg_pipelines.llm.client import LLMError
+
+    calls = 0
+    for pair in pairs:
+        if pair.decision != NEEDS_REVIEW:
+            continue
+        calls += 1
+        try:
+            verdict = llm.same_entity(
+                f"dedup:{pair.node_a.node_id}|{pair.node_b.node_id}",
+                pair.node_a.node_type,
+                _llm_view(pair.node_a),
+                _llm_view(pair.node_b),
+            )
+        except LLMError as exc:
+            pair.reason += f"; the LLM failed ({exc.kind}): left for a person"
+            continue
+        pair.stage = "llm"
+        pair.decision = MERGE if verdict.same else KEEP_APART
+        pair.reason = ("same: " if verdict.same else "different: ") + verdict.reason
+    return calls
+
+
+def _llm_view(node: NodeRecord) -> dict:
+    meta = node.metadata if isinstance(node.metadata, str) else json.dumps(node.metadata or {})
+    return {"name": node.name, "description": node.description, "metadata": None if meta in ("{}", "null") else meta}
+
+
+def detect_duplicates(
+    conn: duckdb.DuckDBPyConnection,
+    store: NodeVectors,
+    exclusions: MergeExclusions,
+    threshold: float = 0.95,
+    grey_zone_low: float = 0.85,
+    k: int = 10,
+    index_min_rows: int = 20000,
+    llm=None,
+    only: Iterable[str] | None = None,
+) -> DetectionReport:
+    """Scored candidate pairs of the graph (or of the nodes ``only``, against the whole graph),
+    best score first. ``llm``: a client whose provider is not offline decides the grey zone."""
+    nodes = load_named_nodes(conn)
+    only_set = set(only) if only is not None else None
+    report = DetectionReport(nodes=len(nodes))
+    if len(nodes) < 2:
+        return report
+    ensure_vector_index(store, index_min_rows)
+    vectors = all_vectors(store) if only_set is None else store.vectors(sorted(only_set))
+    query = nodes if only_set is None else {i: nodes[i] for i in only_set if i in nodes}
+    candidates = neighbour_pairs(store, query, vectors, k) | exact_name_pairs(nodes, only_set)
+    if only_set is not None:
+        missing = sorted({i for pair in candidates for i in pair} - set(vectors))
+        vectors.update(store.vectors(missing))
+    report.candidate_pairs = len(candidates)
+    same_type = [
+        (a, b) for a, b in candidates if a in nodes and b in nodes and nodes[a].node_type == nodes[b].node_type
+    ]
+    # the score bound, for all pairs at once: 0.7 x cosine + 0.3 below the grey zone cannot get there
+    # whatever the name and metadata (unless the names match exactly or a person decided)
+    cosines = pair_cosines(same_type, vectors)
+    hopeful = EMBEDDING_WEIGHT * cosines + NAME_WEIGHT + METADATA_WEIGHT >= min(threshold, grey_zone_low)
+    involved = {i for pair in same_type for i in pair}
+    normalized = {i: normalized_name(nodes[i].name) for i in involved}
+    kept = [
+        (pair, float(cosine))
+        for pair, cosine, hope in zip(same_type, cosines.tolist(), hopeful.tolist())
+        if hope or normalized[pair[0]] == normalized[pair[1]] or exclusions.decision(*pair) is not None
+    ]
+    parsed = {i: metadata_of(nodes[i].metadata) for i in {i for pair, _ in kept for i in pair}}  # parsed once
+    for (id_a, id_b), embedding in kept:
+        a, b = replace(nodes[id_a], metadata=parsed[id_a]), replace(nodes[id_b], metadata=parsed[id_b])
+        pair = judge_pair(a, b, embedding, exclusions, threshold, grey_zone_low)
+        if pair == "name":
+            report.dropped_by_name += 1
+        elif not isinstance(pair, str):
+            report.pairs.append(pair)
+    if llm is not None and getattr(llm.provider, "name", "offline") != "offline":
+        report.llm_calls = ask_llm(report.pairs, llm)
+    report.pairs.sort(key=lambda p: (-p.score, p.node_a.node_id, p.node_b.node_id))
+    return report

@@ -1,0 +1,363 @@
+"""Consolidation (seed 002) on small graphs written straight into the warehouse: every prune
+condition, the seed's bridge rule and true bridges, decay, the merge formula on the seed's example,
+topic clusters, communities, dry runs, restoring, and a crash in the middle."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kg_pipelines.config import load_settings
+from kg_pipelines.graph import graph_sql
+from kg_pipelines.graph.consolidation import restore_pruned_edges, run_consolidation
+from kg_pipelines.stores import warehouse
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+OLD = NOW - timedelta(days=30)
+
+
+class Builder:
+    def __init__(self, tmp_path, **consolidation):
+        (tmp_path / "kg.yaml").write_text(
+            "consolidation:\n" + "".join(f"  {k}: {v}\n" for k, v in consolidation.items()) if consolidation else ""
+        )
+        self.settings = load_settings(tmp_path)
+        self.conn = warehouse.connect(self.settings.warehouse_path)
+
+    def nodes(self, *ids: str, topic: str = "type:gene") -> None:
+        warehouse.insert_rows(
+            self.conn,
+            "kg_nodes",
+            [
+                dict(
+                    node_id=n,
+                    node_kind="entity",
+                    node_type="gene",
+                    name=n.upper(),
+                    topic_key=topic,
+                    base_weight=1.0,
+                    support_count=1,
+                    created_by="pipeline",
+                    created_at=OLD,
+                    updated_at=OLD,
+                )
+                for n in ids
+            ],
+        )
+
+    def edge(self, edge_id, source, target, strength, **fields) -> None:
+        row = dict(
+            edge_id=edge_id,
+            source_id=source,
+            target_id=target,
+            edge_type="RELATED",
+            strength=strength,
+            activation_count=1,
+            created_at=OLD,
+            created_by="pipeline",
+            protected=False,
+            explanation=f"{source} relates to {target}",
+            source_topic_key="type:gene",
+            target_topic_key="type:gene",
+            support_count=1,
+        )
+        row.update(fields)
+        warehouse.insert_rows(self.conn, "kg_edges", [row])
+        warehouse.insert_rows(
+            self.conn,
+            "kg_edge_support",
+            [dict(edge_id=edge_id, document_id=f"doc-{edge_id}", chunk_id=f"chunk-{edge_id}", collection="c")],
+        )
+
+    def run(self, operation, **kwargs):
+        return run_consolidation(self.conn, self.settings, operation, now=NOW, **kwargs)
+
+    def edges(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT edge_id FROM kg_edges").fetchall()}
+
+    def snapshot(self) -> dict:
+        tables = ["kg_nodes", "kg_edges", "kg_edge_support", "edge_prune_log", "consolidated_edges", "edge_aliases"]
+        tables += ["topic_clusters", "communities"]
+        return {t: sorted(map(str, self.conn.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
+
+
+def square_with_diagonal(b: Builder, **diagonal) -> None:
+    """a-b-c-d-a strong, a-c weak (both ends of degree 3: not a seed bridge, not a true bridge)."""
+    b.nodes("a", "b", "c", "d")
+    for edge_id, s, t in (("ab", "a", "b"), ("bc", "b", "c"), ("cd", "c", "d"), ("da", "d", "a")):
+        b.edge(edge_id, s, t, 0.9)
+    b.edge("ac", "a", "c", diagonal.pop("strength", 0.01), **diagonal)
+
+
+def test_weak_inactive_edge_is_pruned_with_its_support_logged(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b)
+    result = b.run("prune")
+    assert result.report.pruned_edge_ids == ["ac"]
+    assert (result.report.total, result.report.pruned, result.report.kept) == (5, 1, 4)
+    assert "ac" not in b.edges()
+    log = b.conn.execute("SELECT reason, edge_row, support_rows FROM edge_prune_log").fetchall()
+    assert "weak" in log[0][0] and '"edge_id":"ac"' in log[0][1] and "doc-ac" in log[0][2]
+    assert b.conn.execute("SELECT count(*) FROM kg_edge_support WHERE edge_id = 'ac'").fetchall()[0][0] == 0
+
+
+@pytest.mark.parametrize(
+    "diagonal",
+    [
+        {"strength": 0.05},  # not weak: the threshold is strict (< 0.05)
+        {"last_activated_at": NOW - timedelta(days=6)},  # active recently
+        {"last_reinforced_at": NOW - timedelta(days=2)},  # reinforced recently
+        {"created_at": NOW - timedelta(days=3)},  # new
+        {"created_by": "user"},  # made by a user
+        {"protected": True},  # protected
+    ],
+    ids=["strength", "activated", "reinforced", "created", "user", "protected"],
+)
+def test_each_prune_condition_alone_keeps_the_edge(tmp_path, diagonal):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b, **diagonal)
+    assert b.run("prune").report.pruned == 0
+    assert "ac" in b.edges()
+
+
+def test_last_activity_prefers_activated_over_reinforced_and_created(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    # activated long ago, reinforced recently: the seed reads lastActivatedAt first, so it is inactive
+    square_with_diagonal(b, last_activated_at=NOW - timedelta(days=20), last_reinforced_at=NOW - timedelta(days=1))
+    assert b.run("prune").report.pruned_edge_ids == ["ac"]
+
+
+def test_seed_bridge_rule_keeps_the_only_edge_of_a_node(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0, true_bridges="false")
+    square_with_diagonal(b, strength=0.9)
+    b.nodes("leaf")
+    b.edge("a-leaf", "a", "leaf", 0.01)
+    report = b.run("prune").report
+    assert report.pruned == 0 and report.kept_seed_bridge == 1
+    assert "a-leaf" in b.edges()
+
+
+def two_triangles(b: Builder, links: list[tuple[str, str, str, float]]) -> None:
+    b.nodes("a", "b", "c", "x", "y", "z")
+    for edge_id, s, t in (("ab", "a", "b"), ("bc", "b", "c"), ("ca", "c", "a")):
+        b.edge(edge_id, s, t, 0.9)
+    for edge_id, s, t in (("xy", "x", "y"), ("yz", "y", "z"), ("zx", "z", "x")):
+        b.edge(edge_id, s, t, 0.9)
+    for edge_id, s, t, strength in links:
+        b.edge(edge_id, s, t, strength)
+
+
+def test_true_bridge_is_kept_although_the_seed_rule_misses_it(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    two_triangles(b, [("a-x", "a", "x", 0.01)])  # both ends have degree 3
+    report = b.run("prune").report
+    assert report.pruned == 0 and report.kept_true_bridge == 1
+    assert "a-x" in b.edges()
+
+
+def test_without_true_bridges_the_seed_rule_alone_prunes_the_bridge(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0, true_bridges="false")
+    two_triangles(b, [("a-x", "a", "x", 0.01)])
+    assert b.run("prune").report.pruned_edge_ids == ["a-x"]
+
+
+def test_a_cycle_of_candidates_keeps_one_edge_so_no_component_splits(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    # two weak links between the triangles: neither is a bridge, but pruning both splits the graph
+    two_triangles(b, [("a-x", "a", "x", 0.02), ("b-y", "b", "y", 0.01)])
+    report = b.run("prune").report
+    assert report.pruned_edge_ids == ["b-y"]  # the stronger candidate stays
+    assert report.kept_connectivity == 1 and report.kept_true_bridge == 0
+    assert "a-x" in b.edges()
+
+
+def test_decay_weakens_inactive_edges_before_the_threshold(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=30)
+    square_with_diagonal(b, strength=0.08)  # 30 inactive days: 0.08 -> 0.04
+    dry = b.run("prune", dry_run=True).report
+    assert dry.pruned_edge_ids == ["ac"]
+    assert b.run("prune", dry_run=True, decay_half_life_days=0).report.pruned == 0  # the seed's rule exactly
+    assert b.run("prune").report.pruned_edge_ids == ["ac"]
+    decayed = b.conn.execute("SELECT decayed_strength FROM edge_prune_log").fetchall()[0][0]
+    assert decayed == pytest.approx(0.04)
+
+
+def test_merge_follows_the_seed_example(tmp_path):
+    b = Builder(tmp_path)
+    b.nodes("a", "b")
+    b.edge("sim", "a", "b", 0.3, edge_type="similar", activation_count=2, explanation="auto-detected")
+    b.edge("ext", "b", "a", 0.5, edge_type="extends", activation_count=3, explanation="user clicked")
+    result = b.run("merge-edges")
+    report = result.report
+    assert (report.total_before, report.total_after, report.edges_merged) == (2, 1, 1)
+    assert report.surviving_edges[0]["edge_id"] == "ext" and report.surviving_edges[0]["new_strength"] == 0.65
+    edge = b.conn.execute(
+        "SELECT edge_type, source_id, strength, activation_count, explanation FROM kg_edges"
+    ).fetchall()
+    assert edge == [("extends", "b", 0.65, 5, "[Merged 2 edges] user clicked")]
+    support = b.conn.execute("SELECT edge_id, document_id FROM kg_edge_support ORDER BY document_id").fetchall()
+    assert support == [("ext", "doc-ext"), ("ext", "doc-sim")]  # the survivor took over the absorbed support
+    row = b.conn.execute(
+        "SELECT absorbed_edge_ids, old_strength, new_strength, absorbed_edges FROM consolidated_edges"
+    ).fetchall()[0]
+    assert row[0] == ["sim"] and row[1:3] == (0.5, 0.65) and "auto-detected" in row[3]  # original explanation kept
+    assert b.conn.execute("SELECT * FROM edge_aliases").fetchall()[0][:2] == ("sim", "ext")
+
+
+def test_merge_caps_at_one_and_rounds_to_two_decimals(tmp_path):
+    b = Builder(tmp_path)
+    b.nodes("a", "b", "c", "d")
+    for i, s in enumerate((0.8, 0.3, 0.2)):
+        b.edge(f"ab{i}", "a", "b", s)
+    b.edge("cd0", "c", "d", 0.333)
+    b.edge("cd1", "d", "c", 0.111)
+    survivors = {e["edge_id"]: e["new_strength"] for e in b.run("merge-edges").report.surviving_edges}
+    assert survivors == {"ab0": 1.0, "cd0": 0.39}  # 0.333 + 0.0555 = 0.3885 -> 0.39
+
+
+def test_topic_clusters_follow_the_seed(tmp_path):
+    b = Builder(tmp_path)
+    b.nodes("hooks", "state", "effects", "perf", topic="tag:react")
+    b.nodes("vue1", "vue2", topic="tag:vue")
+    kw = dict(source_topic_key="tag:react", target_topic_key="tag:react")
+    b.edge("h-s", "hooks", "state", 0.5, edge_type="extends", **kw)
+    b.edge("e-s", "effects", "state", 0.5, edge_type="similar", **kw)
+    b.edge("p-h", "perf", "hooks", 0.5, edge_type="extends", **kw)
+    b.edge("v", "vue1", "vue2", 0.5, source_topic_key="tag:vue", target_topic_key="tag:vue")
+    before = b.edges()
+    clusters = b.run("summarize").report.clusters
+    assert [(c["topic_key"], c["node_count"], c["internal_edges"]) for c in clusters] == [("tag:react", 4, 3)]
+    assert clusters[0]["connectivity"] == pytest.approx(0.5)
+    assert b.edges() == before  # summarize changes no edge
+    stored = b.conn.execute("SELECT topic_key, node_ids FROM topic_clusters").fetchall()
+    assert stored == [("tag:react", ["effects", "hooks", "perf", "state"])]
+
+
+def test_communities_are_found_and_summarised(tmp_path):
+    b = Builder(tmp_path)
+    two_triangles(b, [("a-x", "a", "x", 0.05)])
+    report = b.run("summarize").report
+    groups = sorted(sorted(c["node_ids"]) for c in report.communities)
+    assert groups == [["a", "b", "c"], ["x", "y", "z"]]
+    for c in report.communities:
+        assert c["summary_method"] == "extractive" and c["node_count"] == 3 and c["edge_count"] == 3
+        assert any(name in c["summary"] for name in ("A", "B", "C", "X", "Y", "Z"))
+    assert b.conn.execute("SELECT count(*) FROM communities").fetchall()[0][0] == 2
+
+
+def test_vectorised_louvain_matches_networkx_on_planted_communities():
+    import networkx as nx
+    import numpy as np
+
+    from kg_pipelines.graph.communities import louvain, modularity
+
+    planted = nx.planted_partition_graph(8, 30, 0.4, 0.01, seed=3)
+    edges = np.array(list(planted.edges()))
+    weight = np.ones(len(edges))
+    ours = louvain(planted.number_of_nodes(), edges[:, 0], edges[:, 1], weight)
+    reference = nx.community.modularity(planted, nx.community.louvain_communities(planted, seed=3))
+    assert modularity(planted.number_of_nodes(), edges[:, 0], edges[:, 1], weight, ours) >= reference - 0.02
+    groups = {frozenset(np.flatnonzero(ours == c).tolist()) for c in np.unique(ours)}
+    planted_groups = {frozenset(range(i * 30, (i + 1) * 30)) for i in range(8)}
+    assert len(groups & planted_groups) >= 7  # the planted groups come back (at most one split or joined)
+
+
+def test_louvain_handles_components_that_close_after_one_level():
+    import numpy as np
+
+    from kg_pipelines.graph.communities import louvain
+
+    # two separate pairs: after the first level both communities are closed (only self-loops remain)
+    found = louvain(4, np.array([0, 2]), np.array([1, 3]), np.array([1.0, 1.0]))
+    assert found[0] == found[1] and found[2] == found[3] and found[0] != found[2]
+    assert louvain(3, np.array([], dtype=int), np.array([], dtype=int), np.array([])).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("operation", ["prune", "merge-edges", "summarize"])
+def test_dry_runs_change_nothing(tmp_path, operation):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    two_triangles(b, [("a-x", "a", "x", 0.01), ("b-y", "b", "y", 0.02)])
+    b.edge("dup", "b", "a", 0.3, edge_type="similar")
+    before = b.snapshot()
+    result = b.run(operation, dry_run=True)
+    assert b.snapshot() == before
+    affected = {"prune": "pruned", "merge-edges": "edges_merged"}.get(operation)
+    if affected:
+        assert getattr(result.report, affected) == 1  # it did find something to report
+    else:
+        assert result.report.communities
+    assert b.conn.execute("SELECT dry_run FROM consolidation_reports").fetchall() == [(True,)]
+
+
+class CrashAfter:
+    """A connection that raises after the first statement matching ``marker`` ran."""
+
+    def __init__(self, conn, marker: str):
+        self._conn, self._marker = conn, marker
+
+    def execute(self, sql, *args):
+        result = self._conn.execute(sql, *args)
+        if self._marker in sql and "TEMP" not in sql:
+            raise RuntimeError("simulated crash")
+        return result
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+@pytest.mark.parametrize(
+    "operation,marker", [("prune", "DELETE FROM kg_edge_support"), ("merge-edges", "UPDATE kg_edges")]
+)
+def test_a_crash_mid_operation_leaves_no_partial_change(tmp_path, operation, marker):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    two_triangles(b, [("a-x", "a", "x", 0.01), ("b-y", "b", "y", 0.02)])
+    b.edge("dup", "b", "a", 0.3, edge_type="similar")
+    before = b.snapshot()
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        run_consolidation(CrashAfter(b.conn, marker), b.settings, operation, now=NOW)
+    assert b.snapshot() == before
+    assert b.conn.execute("SELECT count(*) FROM consolidation_reports").fetchall()[0][0] == 0
+    assert b.run(operation).report.run_id  # and the next run completes
+
+
+def test_a_pruned_edge_can_be_restored_with_its_support(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b, keywords=["binds"])
+    b.run("prune")
+    assert restore_pruned_edges(b.conn, ["ac"]) == 1
+    row = b.conn.execute("SELECT strength, created_at, keywords FROM kg_edges WHERE edge_id = 'ac'").fetchall()
+    assert row == [(0.01, OLD, ["binds"])]
+    assert b.conn.execute("SELECT document_id FROM kg_edge_support WHERE edge_id = 'ac'").fetchall() == [("doc-ac",)]
+    assert b.conn.execute("SELECT restored_at IS NOT NULL FROM edge_prune_log").fetchall() == [(True,)]
+
+
+def test_reports_carry_the_seed_health_targets(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b)
+    b.run("prune")
+    target, within, pct = b.conn.execute(
+        "SELECT health_target, within_target, affected_pct FROM consolidation_reports"
+    ).fetchall()[0]
+    assert "5-15 %" in target and pct == 20.0 and within is False
+
+
+def test_sql_models_declare_what_they_read():
+    assert graph_sql.model_inputs("prune_candidates") == ["graph_adjacency", "kg_edges"]
+    assert graph_sql.model_inputs("topic_clusters") == ["kg_edges"]
+    assert graph_sql.is_table_model("topic_clusters") and not graph_sql.is_table_model("graph_adjacency")
+    assert graph_sql.view_order().index("graph_adjacency") < graph_sql.view_order().index("prune_candidates")
+
+
+def test_the_consolidation_core_never_imports_dagster():
+    import subprocess
+    import sys
+
+    core = ["consolidation", "communities", "graph_sql", "graph_stats", "graph_io", "graph_pictures"]
+    code = (
+        "import importlib, sys\n"
+        + "".join(f"importlib.import_module('kg_pipelines.graph.{m}')\n" for m in core)
+        + "print(sorted(m for m in sys.modules if m == 'dagster' or m.startswith('dagster.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
