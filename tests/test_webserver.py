@@ -56,6 +56,12 @@ CHECKS = {
     ("atomic_questions", "questions_per_chunk_in_range"): True,
     ("kg_nodes", "no_quarantined_chunks"): False,
     ("kg_edges", "no_dangling_edges"): True,
+    # the merger's audit (seed 000 phase 4): reported, a failing sub-graph is retried by the asset itself
+    ("merged_wiki_pages", "audit_nodes"): False,
+    ("merged_wiki_pages", "audit_edges"): False,
+    ("merged_wiki_pages", "audit_content"): False,
+    ("merged_wiki_pages", "subgraphs_completed"): False,
+    ("retrieval_quality", "retrieval_quality_not_below_accepted"): False,
 }
 
 
