@@ -175,15 +175,95 @@ def demo(settings: KGSettings) -> None:
         ),
     )
     _print_summary(settings)
+    failures += _demo_merge_pages(settings)
+    _demo_retrieval(settings)
+    failures += _demo_graph_health(settings)
     click.echo(
         "\nWhere to look next:\n"
         "  make dev                      the Dagster UI on http://127.0.0.1:3000 (assets, lineage, checks, sensors)\n"
         f"  {settings.warehouse_path}    DuckDB: documents, chunks, entities, kg_nodes, kg_edges, ...\n"
-        f"  {settings.lancedb_dir}    chunk and question vectors, one table per collection\n"
+        f"  {settings.lancedb_dir}    chunk, question and node vectors\n"
+        f"  {settings.data_dir / 'pictures'}    before/after pictures of consolidation and merge passes\n"
+        "  kg-pipelines search TERM / ask QUESTION / retrieve QUESTION / serve   (README: Retrieval, HTTP API)\n"
         f"  drop files into {settings.inbox}/<collection>/ with `make dev` running: the sensor ingests them"
     )
     if failures:
         sys.exit(1)
+
+
+DEMO_SEARCH_TERM = "Oleoylethanolamide"
+DEMO_QUESTION = "Which bacterium does oleoylethanolamide increase in people with obesity?"
+
+
+def _demo_merge_pages(settings: KGSettings) -> int:
+    """The knowledge merger on the sample page bundles (data/inbox/pages)."""
+    from kg_pipelines.dagster_shell.merger_runner import merge_page_bundle
+    from kg_pipelines.merger.pages import find_bundles
+
+    bundles, _skipped = find_bundles(SAMPLE_INBOX / "pages")
+    failures = 0
+    for bundle_id, path in bundles.items():
+        click.echo(f"\n== knowledge merger: page bundle {path.name}")
+
+        def merge(echo, instance, _stop, bundle_id=bundle_id, path=path):
+            return merge_page_bundle(settings, bundle_id, path, instance, echo)
+
+        failures += _run(settings, merge)
+        plan = _stored_merge_plan(settings, bundle_id)
+        if plan is not None:
+            nodes = [n for sg in plan.subgraphs for n in sg.nodes.values()]
+            merged = sum(n.decision == "MERGE" for n in nodes)
+            click.echo(
+                f"{len(nodes)} pages: {len(nodes) - merged} created, {merged} merged into existing pages "
+                f"({plan.status}); plan.md in {settings.data_dir / 'merges' / bundle_id}"
+            )
+    return failures
+
+
+def _demo_retrieval(settings: KGSettings) -> None:
+    """Graph search and rationale QA on what was just ingested (both read the graph snapshot)."""
+    from kg_pipelines.retrieval.graph_search import format_paths, search_graph
+    from kg_pipelines.retrieval.rationale_qa import ask, format_answer
+
+    _quiet_model_loading()
+    click.echo(f"\n== graph search: kg-pipelines search {DEMO_SEARCH_TERM} --limit 3")
+    for line in format_paths(search_graph(settings, DEMO_SEARCH_TERM, None, 3)):
+        click.echo(line)
+    click.echo(f'\n== rationale QA: kg-pipelines ask "{DEMO_QUESTION}"')
+    for line in format_answer(ask(settings, DEMO_QUESTION)):
+        click.echo(line)
+
+
+def _demo_graph_health(settings: KGSettings) -> int:
+    """Consolidation's summarize (topic clusters, communities) and a dry run of duplicate detection."""
+    import json
+
+    import duckdb
+
+    from kg_pipelines.dagster_shell.dedup_runs import run_dedup
+
+    click.echo("\n== graph consolidation: kg-pipelines consolidate summarize")
+    holder: dict = {}
+
+    def summarize(echo, instance, _stop):
+        holder["outcome"] = _runner().run_consolidation_job(settings, "summarize", instance, echo=echo)
+        return holder["outcome"]
+
+    failures = _run(settings, summarize)
+    run_id = holder["outcome"].report_run_id
+    if run_id is not None:
+        report_path = settings.data_dir / "consolidation_reports" / f"{run_id}.json"
+        click.echo(_consolidation_text(json.loads(report_path.read_text(encoding="utf-8"))))
+    click.echo("\n== duplicate nodes: kg-pipelines dedup --dry-run")
+    failures += _run(settings, lambda echo, instance, _stop: run_dedup(settings, instance, dry_run=True, echo=echo))
+    conn = duckdb.connect(str(settings.warehouse_path), read_only=True)
+    try:
+        counts = conn.execute("SELECT decision, count(*) FROM duplicate_candidates GROUP BY 1 ORDER BY 1").fetchall()
+    finally:
+        conn.close()
+    found = ", ".join(f"{n} {decision}" for decision, n in counts) or "none"
+    click.echo(f"candidate pairs by decision: {found} (nothing merged: a dry run)")
+    return failures
 
 
 @main.command()
