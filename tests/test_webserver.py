@@ -47,7 +47,21 @@ UPSTREAM = {
 }
 JOB = "sync_collection"
 PARTITIONS = "collections"
-SENSORS = ["inbox_sensor", "retry_sensor"]
+SENSORS = ["inbox_sensor", "retry_sensor"]  # the ingestion sensors: they launch JOB
+# every job: ingestion (JOB) and the merger, usage feedback, retrieval quality, consolidation, dedup
+JOBS = {
+    JOB,
+    "merge_page_bundle",
+    "apply_edge_activations",
+    "measure_retrieval_quality",
+    "consolidate_prune",
+    "consolidate_merge_edges",
+    "consolidate_summarize",
+    "dedup_nodes",
+    "detect_duplicate_nodes",
+    "unmerge_nodes",
+}
+OTHER_SENSORS = {"page_bundle_sensor": "merge_page_bundle", "activations_sensor": "apply_edge_activations"}
 # (asset, check) -> blocking: a quarantined chunk is a warning that must not stop the graph
 CHECKS = {
     ("entities", "every_chunk_extracted"): True,
@@ -302,15 +316,17 @@ def _sensors(server, repository_selector) -> dict[str, dict]:
     return {s["name"]: s for s in data["results"]}
 
 
-def test_the_one_ingestion_job(repository):
+def test_the_jobs(repository):
     jobs = {j["name"] for j in repository["jobs"]}
-    assert {j for j in jobs if not j.startswith("__")} == {JOB}, sorted(jobs)  # __ASSET_JOB is Dagster's own
+    assert {j for j in jobs if not j.startswith("__")} == JOBS, sorted(jobs)  # __ASSET_JOB is Dagster's own
 
 
 def test_inbox_and_retry_sensors_target_the_sync_job_and_run_by_default(server, repository_selector, repository):
     sensors = _sensors(server, repository_selector)
-    assert sorted(sensors) == SENSORS
-    assert sorted(s["name"] for s in repository["sensors"]) == SENSORS  # the repository's own list agrees
+    assert sorted(sensors) == sorted([*SENSORS, *OTHER_SENSORS])
+    assert sorted(s["name"] for s in repository["sensors"]) == sorted(sensors)  # the repository's own list agrees
+    for name, job in OTHER_SENSORS.items():
+        assert {t["pipelineName"] for t in sensors[name]["targets"]} == {job}, (name, sensors[name]["targets"])
     for name in SENSORS:
         sensor = sensors[name]
         assert {t["pipelineName"] for t in sensor["targets"]} == {JOB}, (name, sensor["targets"])
