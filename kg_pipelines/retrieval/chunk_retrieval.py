@@ -48,6 +48,11 @@ class ChunkRow:
     text: str
 
 
+# variants whose scores are the probabilities of one walk over the one graph, comparable across
+# collections (the text rankings' are not: each collection has its own embedding model)
+WALK_SCORED_VARIANTS = ("graph", "graph_seeded")
+
+
 def fts_index_name(table) -> str | None:
     for index in table.list_indices():
         if index.index_type == "FTS" and TEXT_COLUMN in index.columns:
@@ -371,8 +376,9 @@ class ChunkRetriever:
         if not clean_query(question) or not collections:
             return []
         ranking = self.rank(question, collections)
-        lists = self.variant_lists(ranking, collections, variant or self.options.variant)
-        return self.materialize(ranking, lists, k, question)
+        variant = variant or self.options.variant
+        lists = self.variant_lists(ranking, collections, variant)
+        return self.materialize(ranking, lists, k, question, walk_scored=variant in WALK_SCORED_VARIANTS)
 
     def check_collections(self, collections: list[str] | None) -> list[str]:
         known = self.collections()
@@ -385,9 +391,19 @@ class ChunkRetriever:
             )
         return list(dict.fromkeys(collections))
 
-    def materialize(self, ranking: QuestionRanking, lists: dict[str, list[tuple[str, float]]], k: int, question=""):
-        """Chunk rows, titles and attribution for the best ``k`` of ``lists``; with several
-        collections, their lists are fused by seed 004's enhanced RRF (``fusion.fuse``)."""
+    def materialize(
+        self,
+        ranking: QuestionRanking,
+        lists: dict[str, list[tuple[str, float]]],
+        k: int,
+        question="",
+        walk_scored: bool = False,
+    ):
+        """Chunk rows, titles and attribution for the best ``k`` of ``lists``. With several
+        collections: when every list holds scores of the one graph walk (``walk_scored`` and each
+        chunk a node of the walked graph), those scores compare across collections, so the best
+        ``k`` are taken by score; otherwise the lists are fused by seed 004's enhanced RRF
+        (``fusion.fuse``), which uses ranks only, each collection having its own embedding model."""
         found_by: dict[str, set[str]] = {}
         for source, per_collection in (("bm25", ranking.bm25), ("vector", ranking.vector)):
             for ranked in per_collection.values():
@@ -416,7 +432,18 @@ class ChunkRetriever:
             ]
         if len(per_collection) == 1:
             return next(iter(per_collection.values()))
+        if walk_scored and self._all_walked(lists, k):
+            merged = [chunk for chunks in per_collection.values() for chunk in chunks]
+            return sorted(merged, key=lambda c: (-c.score, c.collection, c.chunk_id))[:k]
         return self._fuse_collections(per_collection, k, question or ranking.question)
+
+    def _all_walked(self, lists: dict[str, list[tuple[str, float]]], k: int) -> bool:
+        """Whether every listed chunk is a node of the walked graph (a collection whose chunks the
+        snapshot does not hold yet falls back to its text ranking, whose scores are not the walk's)."""
+        _, graph, _ = self.graph()
+        if graph is None or graph.empty:
+            return False
+        return all("chunk:" + chunk_id in graph.position for ranked in lists.values() for chunk_id, _ in ranked[:k])
 
     def _linked_chunks(self, ranking: QuestionRanking) -> set[str]:
         """Chunks one hop from a linked name (what 'found by the graph' means in the attribution)."""

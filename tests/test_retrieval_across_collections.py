@@ -1,0 +1,69 @@
+"""Chunk retrieval over several collections: the graph walk's scores compare across collections
+(one walk over the one graph), so a question about one collection's subject is answered from that
+collection; text rankings (each collection with its own embedding model) are fused by rank, which
+puts every collection's best passage level."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
+from tests.conftest import Graph
+
+# invented facts: one collection about a fictional observatory, one about unrelated plants
+ASTRONOMY = {
+    "velmora_observatory.md": "# Velmora Observatory\n\nThe Velmora Observatory is a mountain observatory on the "
+    "Tessaly Ridge. Ilse Marchetti founded the Velmora Observatory in 1931 and directed it for twenty years.\n",
+    "ilse_marchetti.md": "# Ilse Marchetti\n\nIlse Marchetti was an astronomer who catalogued variable stars. "
+    "Ilse Marchetti spent her childhood in Karsten Falls, a fishing village on the northern coast.\n",
+    "lens_making.md": "# Lens Making\n\nThe Velmora Observatory ordered its refracting lens from a glassworks in "
+    "Karsten Falls. Grinding a lens of 60 centimetres took the glassworks three winters.\n",
+}
+BOTANY = {
+    "coastal_lichens.md": "# Coastal Lichens\n\nCoastal lichens grow on rocks splashed by sea water. A lichen of "
+    "the genus Verrucaria produces a pigment that protects it from ultraviolet light.\n",
+    "salt_marsh_grasses.md": "# Salt Marsh Grasses\n\nCordgrass grows in salt marshes that the tide floods twice a "
+    "day. Its roots hold the mud together and shelter young fish.\n",
+}
+QUESTION = "Who founded the Velmora Observatory?"
+
+
+@pytest.fixture(scope="module")
+def two_collections(tmp_path_factory):
+    from dagster import instance_for_test
+
+    base = tmp_path_factory.mktemp("two_collections")
+    root = base / "graph"
+    root.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
+            patch.delenv(name, raising=False)
+        patch.setenv("KG_DATA_DIR", str(root))
+        home = base / "dagster_home"
+        home.mkdir()
+        with instance_for_test(temp_dir=str(home)) as instance:
+            graph = Graph(root, instance)
+            for name, text in ASTRONOMY.items():
+                graph.write(f"astronomy/{name}", text)
+            for name, text in BOTANY.items():
+                graph.write(f"botany/{name}", text)
+            for collection in ("astronomy", "botany"):
+                outcome = graph.ingest(collection)
+                assert outcome.failed_runs == 0, outcome.errors
+            yield ChunkRetriever(graph.settings)
+
+
+def test_the_graph_walk_ranks_across_collections_by_its_own_scores(two_collections):
+    chunks = two_collections.retrieve(QUESTION, k=3, variant="graph_seeded")
+    assert chunks[0].title == "Velmora Observatory"
+    # the walk starts at the names the question links (Velmora Observatory): the other collection's
+    # passages are reached from nowhere but their own text seeds, far below
+    assert [c.collection for c in chunks[:2]] == ["astronomy", "astronomy"], [(c.title, c.score) for c in chunks]
+    assert chunks == sorted(chunks, key=lambda c: -c.score)
+
+
+def test_text_rankings_are_fused_by_rank_across_collections(two_collections):
+    chunks = two_collections.retrieve(QUESTION, k=4, variant="hybrid")
+    # rank fusion (seed 004) puts each collection's best passage level: botany's best is in the top 2
+    assert chunks[0].collection != chunks[1].collection, [(c.title, c.collection) for c in chunks]
+    assert {c.collection for c in chunks} == {"astronomy", "botany"}
