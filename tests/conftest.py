@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -91,6 +93,30 @@ class Graph:
 
     def one(self, sql: str, params: list | None = None):
         return self.rows(sql, params)[0][0]
+
+
+@contextmanager
+def ingested_graph(base: Path, documents: dict[str, str]) -> Iterator[Graph]:
+    """A graph under ``base`` with ``documents`` (``<collection>/<file>`` -> text) ingested by the
+    real job, one collection after another: for module-scoped fixtures, where ingestion is the slow
+    part and the tests only read."""
+    from dagster import instance_for_test
+
+    root = base / "graph"
+    root.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
+            patch.delenv(name, raising=False)
+        patch.setenv("KG_DATA_DIR", str(root))
+        (base / "dagster_home").mkdir()
+        with instance_for_test(temp_dir=str(base / "dagster_home")) as instance:
+            graph = Graph(root, instance)
+            for relative, text in documents.items():
+                graph.write(relative, text)
+            for collection in dict.fromkeys(relative.split("/", 1)[0] for relative in documents):
+                outcome = graph.ingest(collection)
+                assert outcome.failed_runs == 0, outcome.errors
+            yield graph
 
 
 @pytest.fixture

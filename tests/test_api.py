@@ -21,7 +21,7 @@ from kg_pipelines.cli import main
 from kg_pipelines.config import load_settings
 from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 from kg_pipelines.stores.warehouse import connect
-from tests.conftest import REPO_ROOT, Graph, free_port, server_env
+from tests.conftest import REPO_ROOT, free_port, ingested_graph, server_env
 from tests.fake_openai import fake_openai, http_error, json_content  # noqa: F401  (fixture)
 
 SAMPLE = REPO_ROOT / "data" / "inbox"
@@ -40,24 +40,9 @@ SEED_SECOND = (
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     """The sample document on Akkermansia muciniphila, ingested by the real job (offline)."""
-    from dagster import instance_for_test
-
-    base = tmp_path_factory.mktemp("api")
-    root = base / "graph"
-    root.mkdir()
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-            patch.delenv(name, raising=False)
-        patch.setenv("KG_DATA_DIR", str(root))
-        (base / "home").mkdir()
-        with instance_for_test(temp_dir=str(base / "home")) as instance:
-            graph = Graph(root, instance)
-            graph.write(
-                "microbiome/akkermansia.md",
-                (SAMPLE / "microbiome" / "akkermansia_muciniphila_and_metabolic_health.md").read_text(),
-            )
-            graph.ingest("microbiome")
-            yield graph.settings
+    text = (SAMPLE / "microbiome" / "akkermansia_muciniphila_and_metabolic_health.md").read_text()
+    with ingested_graph(tmp_path_factory.mktemp("api"), {"microbiome/akkermansia.md": text}) as graph:
+        yield graph.settings
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from kg_pipelines.cli import main
 from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever, CollectionIndex, ensure_fts_index, fts_index_name
 from kg_pipelines.stores.vectors import VectorStore, vectors_column
-from tests.conftest import Graph
+from tests.conftest import ingested_graph
 
 # Facts invented for the test. The founder of Velmora Observatory is named in its passage; where
 # she grew up is only in her own passage, which shares no content word with the question.
@@ -49,24 +49,9 @@ SECOND_HOP_QUESTION = "Where did the founder of the Velmora Observatory grow up?
 @pytest.fixture(scope="module")
 def stars(tmp_path_factory):
     """One ingested graph for the module (ingestion is the slow part)."""
-    from dagster import instance_for_test
-
-    base = tmp_path_factory.mktemp("stars")
-    root = base / "graph"
-    root.mkdir()
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-            patch.delenv(name, raising=False)
-        patch.setenv("KG_DATA_DIR", str(root))
-        home = base / "dagster_home"
-        home.mkdir()
-        with instance_for_test(temp_dir=str(home)) as instance:
-            graph = Graph(root, instance)
-            for name, text in CORPUS.items():
-                graph.write(f"stars/{name}", text)
-            outcome = graph.ingest("stars")
-            assert outcome.failed_runs == 0, outcome.errors
-            yield graph
+    documents = {f"stars/{name}": text for name, text in CORPUS.items()}
+    with ingested_graph(tmp_path_factory.mktemp("stars"), documents) as graph:
+        yield graph
 
 
 def titles(chunks) -> list[str]:

@@ -21,7 +21,7 @@ from kg_pipelines.retrieval.rationale_qa import (
     answer_question,
     ask,
 )
-from tests.conftest import REPO_ROOT, Graph
+from tests.conftest import REPO_ROOT, ingested_graph
 from tests.fake_openai import fake_openai, http_error, json_content  # noqa: F401  (fixture)
 
 SAMPLE = REPO_ROOT / "data" / "inbox"
@@ -31,28 +31,13 @@ OEA_QUESTION = "Which bacterium does Oleoylethanolamide increase in people with 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     """Two collections of one sample document each, ingested by the real job (offline)."""
-    from dagster import instance_for_test
-
-    base = tmp_path_factory.mktemp("qa")
-    root = base / "graph"
-    root.mkdir()
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-            patch.delenv(name, raising=False)
-        patch.setenv("KG_DATA_DIR", str(root))
-        (base / "home").mkdir()
-        with instance_for_test(temp_dir=str(base / "home")) as instance:
-            graph = Graph(root, instance)
-            graph.write(
-                "microbiome/akkermansia.md",
-                (SAMPLE / "microbiome" / "akkermansia_muciniphila_and_metabolic_health.md").read_text(),
-            )
-            graph.write(
-                "longevity/ampk.md", (SAMPLE / "longevity" / "ampk_metformin_and_the_tame_trial.md").read_text()
-            )
-            graph.ingest("microbiome")
-            graph.ingest("longevity")
-            yield graph.settings
+    documents = {
+        "microbiome/akkermansia.md": (SAMPLE / "microbiome" / "akkermansia_muciniphila_and_metabolic_health.md"),
+        "longevity/ampk.md": (SAMPLE / "longevity" / "ampk_metformin_and_the_tame_trial.md"),
+    }
+    texts = {relative: path.read_text() for relative, path in documents.items()}
+    with ingested_graph(tmp_path_factory.mktemp("qa"), texts) as graph:
+        yield graph.settings
 
 
 def _with(settings, **qa):

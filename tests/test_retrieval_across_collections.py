@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
-from tests.conftest import Graph
+from tests.conftest import ingested_graph
 
 # invented facts: one collection about a fictional observatory, one about unrelated plants
 ASTRONOMY = {
@@ -30,27 +30,10 @@ QUESTION = "Who founded the Velmora Observatory?"
 
 @pytest.fixture(scope="module")
 def two_collections(tmp_path_factory):
-    from dagster import instance_for_test
-
-    base = tmp_path_factory.mktemp("two_collections")
-    root = base / "graph"
-    root.mkdir()
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-            patch.delenv(name, raising=False)
-        patch.setenv("KG_DATA_DIR", str(root))
-        home = base / "dagster_home"
-        home.mkdir()
-        with instance_for_test(temp_dir=str(home)) as instance:
-            graph = Graph(root, instance)
-            for name, text in ASTRONOMY.items():
-                graph.write(f"astronomy/{name}", text)
-            for name, text in BOTANY.items():
-                graph.write(f"botany/{name}", text)
-            for collection in ("astronomy", "botany"):
-                outcome = graph.ingest(collection)
-                assert outcome.failed_runs == 0, outcome.errors
-            yield ChunkRetriever(graph.settings)
+    documents = {f"astronomy/{name}": text for name, text in ASTRONOMY.items()}
+    documents |= {f"botany/{name}": text for name, text in BOTANY.items()}
+    with ingested_graph(tmp_path_factory.mktemp("two_collections"), documents) as graph:
+        yield ChunkRetriever(graph.settings)
 
 
 def test_the_graph_walk_ranks_across_collections_by_its_own_scores(two_collections):

@@ -18,7 +18,6 @@ from dagster import (
     AddDynamicPartitionsRequest,
     DefaultSensorStatus,
     RunRequest,
-    RunsFilter,
     SensorEvaluationContext,
     SensorResult,
     SkipReason,
@@ -32,7 +31,7 @@ from .jobs import merge_page_bundle_job
 from .partitions import page_bundles_partitions
 from .resources import KGResource
 from .run_guard import INGESTION_TAG
-from .sensors import WAITING
+from .sensors import queue_full
 
 
 def merge_run_request(bundle_id: str, path: str, version: str | None, reason: str) -> RunRequest:
@@ -54,11 +53,9 @@ def merge_run_request(bundle_id: str, path: str, version: str | None, reason: st
 )
 def page_bundle_sensor(context: SensorEvaluationContext, kg: KGResource):
     settings = kg.settings
-    waiting = context.instance.get_runs_count(RunsFilter(statuses=WAITING))
-    if waiting >= settings.sensor.max_queued_runs:
-        return SkipReason(
-            f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})"
-        )
+    full = queue_full(context, settings)
+    if full is not None:
+        return full
     seen: dict[str, list] = json.loads(context.cursor) if context.cursor else {}  # id -> [hash, requests]
     bundles, skipped = find_bundles(settings.inbox / PAGES_FOLDER)
     for reason in skipped:

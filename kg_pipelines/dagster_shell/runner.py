@@ -80,15 +80,23 @@ def sync_collections(
             raise KeyboardInterrupt  # Dagster turned Ctrl-C / SIGTERM into a failed step: stop here
         if not result.success:
             outcome.failed_runs += 1
-            for event in result.all_events:
-                if event.is_step_failure:
-                    outcome.errors.append(
-                        f"{collection}: step {event.step_key} failed: {_root_cause(event.event_specific_data.error)}"
-                    )
-            for check in result.get_asset_check_evaluations():
-                if not check.passed:
-                    outcome.errors.append(f"{collection}: check {check.check_name} failed: {check.description}")
+            outcome.errors += run_errors(result, collection)
     return outcome
+
+
+def run_errors(result, label: str) -> list[str]:
+    """Each failed step (with its root cause) and each failed asset check of an in-process run."""
+    errors = [
+        f"{label}: step {event.step_key} failed: {_root_cause(event.event_specific_data.error)}"
+        for event in result.all_events
+        if event.is_step_failure
+    ]
+    errors += [
+        f"{label}: check {check.check_name} failed: {check.description}"
+        for check in result.get_asset_check_evaluations()
+        if not check.passed
+    ]
+    return errors
 
 
 def _root_cause(error) -> str:

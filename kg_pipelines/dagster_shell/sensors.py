@@ -53,6 +53,16 @@ def sync_run_request(collection: str, run_key: str | None, reason: str) -> RunRe
     )
 
 
+def queue_full(context: SensorEvaluationContext, settings) -> SkipReason | None:
+    """The capacity guard of every sensor: skip while ``sensor.max_queued_runs`` runs wait."""
+    waiting = context.instance.get_runs_count(RunsFilter(statuses=WAITING))
+    if waiting >= settings.sensor.max_queued_runs:
+        return SkipReason(
+            f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})"
+        )
+    return None
+
+
 def _digest(parts: list[str]) -> str:
     return hashlib.sha1("\n".join(sorted(parts)).encode()).hexdigest()[:16]
 
@@ -66,11 +76,9 @@ def _digest(parts: list[str]) -> str:
 )
 def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
     settings = kg.settings
-    waiting = context.instance.get_runs_count(RunsFilter(statuses=WAITING))
-    if waiting >= settings.sensor.max_queued_runs:
-        return SkipReason(
-            f"capacity guard: {waiting} runs already wait in the queue (limit {settings.sensor.max_queued_runs})"
-        )
+    full = queue_full(context, settings)
+    if full is not None:
+        return full
     state = json.loads(context.cursor) if context.cursor else {}
     saved_tick = state.get("tick", 0)
     tick = saved_tick + 1
