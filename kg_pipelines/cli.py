@@ -619,7 +619,8 @@ def _consolidation_text(report: dict) -> str:
         head = (
             f"prune{dry}: {report['pruned']} of {report['total']} edges pruned, {report['kept']} kept "
             f"({report['candidates']} weak and inactive; kept as bridges: {report['kept_seed_bridge']} by the seed's "
-            f"rule, {report['kept_true_bridge']} true, {report['kept_connectivity']} to keep components connected)"
+            f"rule, {report['kept_true_bridge']} true, {report['kept_connectivity']} to keep components connected; "
+            f"{report.get('kept_structural', 0)} structural edges never pruned)"
         )
     elif operation == "merge-edges":
         head = (

@@ -330,6 +330,12 @@ class ConsolidationSettings(_Strict):
         default=True,
         description="Also keep every edge whose removal would disconnect a component (beyond the seed's rule)",
     )
+    structural_edge_types: list[str] = Field(
+        default_factory=lambda: ["MENTIONS", "ANSWERS_IN", "TITLE_OF", "NAMES"],
+        description="Edges derived from a document's own rows (chunk -> entity, question -> chunk, title -> "
+        "chunk, title -> entity): prune and merge-edges never touch them; they go when their document goes. "
+        "Retrieval walks them",
+    )
     cluster_min_size: int = Field(default=3, ge=1, description="Nodes a topic cluster needs")
     community_min_size: int = Field(default=3, ge=1, description="Nodes a stored community needs")
     community_resolution: float = Field(default=1.0, gt=0, description="Louvain resolution (higher: smaller)")

@@ -77,6 +77,7 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
             "kept_seed_bridge": r.kept_seed_bridge,
             "kept_true_bridge": r.kept_true_bridge,
             "kept_connectivity": r.kept_connectivity,
+            "kept_structural": r.kept_structural,
         },
         "merge-edges": lambda r: {
             "total_before": r.total_before,
