@@ -359,6 +359,12 @@ class DedupSettings(_Strict):
     neighbours: int = Field(
         default=10, ge=1, le=200, description="k nearest nodes (same type) asked of LanceDB per node"
     )
+    node_kinds: list[str] = Field(
+        default_factory=lambda: ["entity", "imported"],
+        description="Node kinds compared for duplicates: nodes that name things. Never title nodes (one per "
+        "document title: merging two would merge two documents' titles) nor wiki_page nodes (the knowledge "
+        "merger owns them)",
+    )
     strategy: Literal["prefer_older", "prefer_higher_weight", "prefer_more_links"] = Field(
         default="prefer_older", description="Which node of a pair stays (the canonical node)"
     )
