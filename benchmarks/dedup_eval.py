@@ -108,6 +108,7 @@ def write_vectors(store: NodeVectors, nodes: list[dict], vectors: np.ndarray) ->
         {
             "node_id": [x["node_id"] for x in nodes],
             "node_type": [x["node_type"] for x in nodes],
+            "node_kind": ["entity"] * len(nodes),
             "name": [x["name"] for x in nodes],
             "text_hash": [""] * len(nodes),
             "embedding_model": ["synthetic"] * len(nodes),

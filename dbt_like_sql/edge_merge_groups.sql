@@ -1,8 +1,14 @@
 -- Duplicate edges (seed 002 section 3): edges of the same unordered (source, target) pair, more
 -- than one per pair. The strongest edge survives (ties: smallest edge_id) with its own type and
 -- direction; new strength = min(1.0, max + 0.5 x sum(others)) rounded to 2 decimals (half up, as
--- the seed's Math.round); activation counts summed.
-WITH ranked AS (
+-- the seed's Math.round); activation counts summed. Structural edges (variable
+-- structural_edge_types: MENTIONS, ANSWERS_IN, TITLE_OF, NAMES by default) are derived from a
+-- document's own rows and are never merged: they take no part in the grouping.
+WITH knowledge_edges AS (
+    SELECT * FROM kg_edges AS k
+    WHERE NOT list_contains(getvariable('structural_edge_types'), k.edge_type)
+),
+ranked AS (
     SELECT
         e.*,
         least(e.source_id, e.target_id) AS pair_a,
@@ -11,10 +17,10 @@ WITH ranked AS (
             PARTITION BY least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)
             ORDER BY e.strength DESC, e.edge_id
         ) AS rank_in_pair
-    FROM kg_edges AS e
+    FROM knowledge_edges AS e
     WHERE (least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)) IN (
         SELECT (least(d.source_id, d.target_id), greatest(d.source_id, d.target_id))
-        FROM kg_edges AS d
+        FROM knowledge_edges AS d
         GROUP BY least(d.source_id, d.target_id), greatest(d.source_id, d.target_id)
         HAVING count(*) > 1
     )

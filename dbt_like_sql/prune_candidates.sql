@@ -1,7 +1,10 @@
 -- Every edge with the figures the prune rule reads (seed 002 section 2).
 -- Variables (set by the caller): consolidation_now, prune_threshold, min_inactive_days,
--- decay_half_life_days (0: no decay, the seed's rule exactly).
--- is_candidate: weak (decayed strength < threshold) AND inactive AND not user-made AND not protected.
+-- decay_half_life_days (0: no decay, the seed's rule exactly), structural_edge_types.
+-- structural: an edge derived from a document's own rows (MENTIONS, ANSWERS_IN, TITLE_OF, NAMES by
+-- default): never pruned (it goes when its document goes), still part of the adjacency.
+-- is_candidate: weak (decayed strength < threshold) AND inactive AND not user-made AND not protected
+-- AND not structural.
 -- seed_bridge: the seed's isBridgeEdge, the only edge of either endpoint in the adjacency.
 -- True bridges (removal disconnects a component) need a graph algorithm: Python adds them.
 WITH degree AS (
@@ -26,8 +29,9 @@ SELECT
     decayed_strength < getvariable('prune_threshold') AS weak,
     days_inactive >= getvariable('min_inactive_days') AS inactive,
     s.created_by = 'user' AS user_made,
+    list_contains(getvariable('structural_edge_types'), s.edge_type) AS structural,
     least(sd.degree, td.degree) <= 1 AS seed_bridge,
-    weak AND inactive AND NOT user_made AND NOT s.protected AS is_candidate
+    weak AND inactive AND NOT user_made AND NOT s.protected AND NOT structural AS is_candidate
 FROM scored AS s
 LEFT JOIN degree AS sd ON sd.node_id = s.source_id
 LEFT JOIN degree AS td ON td.node_id = s.target_id

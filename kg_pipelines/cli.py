@@ -699,7 +699,8 @@ def _consolidation_text(report: dict) -> str:
         head = (
             f"prune{dry}: {report['pruned']} of {report['total']} edges pruned, {report['kept']} kept "
             f"({report['candidates']} weak and inactive; kept as bridges: {report['kept_seed_bridge']} by the seed's "
-            f"rule, {report['kept_true_bridge']} true, {report['kept_connectivity']} to keep components connected)"
+            f"rule, {report['kept_true_bridge']} true, {report['kept_connectivity']} to keep components connected; "
+            f"{report.get('kept_structural', 0)} structural edges never pruned)"
         )
     elif operation == "merge-edges":
         head = (
@@ -725,12 +726,10 @@ def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
     import duckdb
     from dagster import DagsterInstance
 
+    from kg_pipelines.dagster_shell.graph_health import publish_graph_change
     from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout, ensure_pool_limit, wait_for_pool
-    from kg_pipelines.embedding import embedder_for
     from kg_pipelines.graph.graph_io import GraphImportError, import_graph
-    from kg_pipelines.graph.graph_stats import publish_graph_stats
     from kg_pipelines.stores import warehouse
-    from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 
     _ensure_home(settings)
     instance = DagsterInstance.get()
@@ -748,10 +747,8 @@ def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
             report = import_graph(conn, Path(nodes), Path(edges), _now())
         except GraphImportError as exc:
             raise click.ClickException(f"nothing imported; {len(exc.problems)} problem(s):\n" + str(exc)) from exc
-        synced = sync_node_vectors(
-            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
-        )
-        publish_graph_stats(conn, settings.data_dir)
+        # node vectors, graph_stats.json and the snapshot readers (search, API) load
+        synced = publish_graph_change(conn, settings).vectors
     finally:
         conn.close()
     click.echo(

@@ -330,6 +330,12 @@ class ConsolidationSettings(_Strict):
         default=True,
         description="Also keep every edge whose removal would disconnect a component (beyond the seed's rule)",
     )
+    structural_edge_types: list[str] = Field(
+        default_factory=lambda: ["MENTIONS", "ANSWERS_IN", "TITLE_OF", "NAMES"],
+        description="Edges derived from a document's own rows (chunk -> entity, question -> chunk, title -> "
+        "chunk, title -> entity): prune and merge-edges never touch them; they go when their document goes. "
+        "Retrieval walks them",
+    )
     cluster_min_size: int = Field(default=3, ge=1, description="Nodes a topic cluster needs")
     community_min_size: int = Field(default=3, ge=1, description="Nodes a stored community needs")
     community_resolution: float = Field(default=1.0, gt=0, description="Louvain resolution (higher: smaller)")
@@ -352,6 +358,12 @@ class DedupSettings(_Strict):
     )
     neighbours: int = Field(
         default=10, ge=1, le=200, description="k nearest nodes (same type) asked of LanceDB per node"
+    )
+    node_kinds: list[str] = Field(
+        default_factory=lambda: ["entity", "imported"],
+        description="Node kinds compared for duplicates: nodes that name things. Never title nodes (one per "
+        "document title: merging two would merge two documents' titles) nor wiki_page nodes (the knowledge "
+        "merger owns them)",
     )
     strategy: Literal["prefer_older", "prefer_higher_weight", "prefer_more_links"] = Field(
         default="prefer_older", description="Which node of a pair stays (the canonical node)"

@@ -361,3 +361,55 @@ def test_the_consolidation_core_never_imports_dagster():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_structural_edge_meeting_every_prune_condition_is_kept(tmp_path):
+    # a chunk's MENTIONS edge, weak after 100 days of decay, neither bridge nor user-made nor protected
+    b = Builder(tmp_path, decay_half_life_days=30)
+    square_with_diagonal(b, strength=0.5, edge_type="MENTIONS", created_at=NOW - timedelta(days=100))
+    report = b.run("prune").report
+    assert report.pruned == 0 and report.candidates == 0 and report.kept_structural == 1
+    assert "ac" in b.edges()
+    # the same edge as a knowledge edge goes: the type alone kept it
+    b.conn.execute("UPDATE kg_edges SET edge_type = 'RELATED' WHERE edge_id = 'ac'")
+    assert b.run("prune").report.pruned_edge_ids == ["ac"]
+
+
+def test_structural_edges_are_never_merged(tmp_path):
+    b = Builder(tmp_path)
+    b.nodes("a", "b")
+    b.edge("m1", "a", "b", 0.3, edge_type="MENTIONS")
+    b.edge("m2", "b", "a", 0.5, edge_type="NAMES")
+    b.edge("rel", "a", "b", 0.4)
+    report = b.run("merge-edges").report
+    assert report.edges_merged == 0 and b.edges() == {"m1", "m2", "rel"}
+
+
+def test_seed_json_import_with_its_own_edge_types_still_prunes(tmp_path):
+    import json
+
+    from kg_pipelines.graph.graph_io import import_graph
+
+    b = Builder(tmp_path, decay_half_life_days=0)
+    old_ms = int(OLD.timestamp() * 1000)
+    nodes = [{"id": n, "name": n.upper(), "type": "session"} for n in "abcd"]
+    edges = [
+        {"edgeId": i, "sourceId": s, "targetId": t, "type": kind, "strength": w, "createdAt": old_ms}
+        for i, s, t, kind, w in (
+            ("ab", "a", "b", "extends", 0.9),
+            ("bc", "b", "c", "extends", 0.9),
+            ("cd", "c", "d", "similar", 0.9),
+            ("da", "d", "a", "similar", 0.9),
+            ("ac", "a", "c", "similar", 0.01),
+        )
+    ]
+    (tmp_path / "n.json").write_text(json.dumps(nodes))
+    (tmp_path / "e.json").write_text(json.dumps(edges))
+    import_graph(b.conn, tmp_path / "n.json", tmp_path / "e.json", NOW)
+    assert b.run("prune", dry_run=True).report.pruned_edge_ids == ["ac"]
+    # a user who names their own structural types keeps them out of consolidation
+    (tmp_path / "custom").mkdir()
+    custom = Builder(tmp_path / "custom", decay_half_life_days=0, structural_edge_types="[similar]")
+    import_graph(custom.conn, tmp_path / "n.json", tmp_path / "e.json", NOW)
+    report = custom.run("prune").report
+    assert report.pruned == 0 and report.kept_structural == 1

@@ -43,7 +43,7 @@ def weaken(conn, edge_ids: list[str]) -> None:
     ).fetchall()
 
 
-def non_bridges(conn, edge_type: str = "MENTIONS") -> list[str]:
+def non_bridges(conn, edge_type: str = "RELATED") -> list[str]:
     """Edges of ``edge_type`` whose removal alone disconnects nothing and leaves no node without edges."""
     edges = conn.execute("SELECT edge_id, source_id, target_id, edge_type FROM kg_edges").fetchall()
     graph = nx.MultiGraph()

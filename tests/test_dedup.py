@@ -73,14 +73,24 @@ def store(tmp_path):
     return NodeVectors(tmp_path / "lancedb")
 
 
-def add_node(conn, node_id, name, node_type="concept", created_at=T0, energy=None, base_weight=1.0, metadata=None):
+def add_node(
+    conn,
+    node_id,
+    name,
+    node_type="concept",
+    created_at=T0,
+    energy=None,
+    base_weight=1.0,
+    metadata=None,
+    node_kind="entity",
+):
     warehouse.insert_rows(
         conn,
         "kg_nodes",
         [
             {
                 "node_id": node_id,
-                "node_kind": "entity",
+                "node_kind": node_kind,
                 "node_type": node_type,
                 "name": name,
                 "description": None,
@@ -484,3 +494,48 @@ def test_merges_of_one_pass_are_undone_newest_first(conn):
     unmerge(conn, second.merge_id, now)
     unmerge(conn, first.merge_id, now)
     assert sorted(r[0] for r in conn.execute("SELECT node_id FROM kg_nodes").fetchall()) == ["A", "B", "C"]
+
+
+# -- which nodes are compared ------------------------------------------------------------------------
+def test_only_entities_and_imported_nodes_are_compared(conn, store):
+    add_node(conn, "title:intro-a", "Introduction", node_type="title", node_kind="title")
+    add_node(conn, "title:intro-b", "introduction", node_type="title", node_kind="title")
+    add_node(conn, "page:w1", "Train_a_model", node_type="Workflow", node_kind="wiki_page")
+    add_node(conn, "page:w2", "train a model", node_type="Workflow", node_kind="wiki_page")
+    add_node(conn, "n-e", "rapamycin", node_type="compound")
+    add_node(conn, "n-i", "Rapamycin", node_type="compound", node_kind="imported")
+    sync_node_vectors(conn, store, NameEmbedder())
+    found = {(p.node_a.node_id, p.node_b.node_id) for p in detect_duplicates(conn, store, NONE).pairs}
+    assert found == {("n-e", "n-i")}  # two documents' titles and the merger's pages stay apart
+    every_kind = ("entity", "imported", "title", "wiki_page")
+    found = {
+        (p.node_a.node_id, p.node_b.node_id) for p in detect_duplicates(conn, store, NONE, node_kinds=every_kind).pairs
+    }
+    assert {("title:intro-a", "title:intro-b"), ("page:w1", "page:w2")} <= found  # what the setting keeps out
+
+
+def test_nodes_of_other_kinds_take_no_place_among_the_k_neighbours(conn, store):
+    from kg_pipelines.graph.duplicate_detection import load_named_nodes, neighbour_pairs
+
+    add_node(conn, "n-a", "sirtuin 1")
+    add_node(conn, "n-b", "sirtuin 1s")
+    add_node(conn, "page:p", "sirtuin 1", node_kind="wiki_page")  # the same vector as n-a, another kind
+    sync_node_vectors(conn, store, NameEmbedder())
+    nodes = load_named_nodes(conn)
+    assert set(nodes) == {"n-a", "n-b"}
+    vectors = store.vectors(["n-a", "n-b"])
+    assert neighbour_pairs(store, {"n-a": nodes["n-a"]}, vectors, k=1) == {("n-a", "n-b")}
+
+
+def test_formation_time_dedup_leaves_titles_alone(conn, store, tmp_path):
+    add_node(conn, "title:a", "Autophagy", node_type="title", node_kind="title", created_at=T0)
+    add_node(conn, "title:b", "autophagy", node_type="title", node_kind="title", created_at=T0 + timedelta(days=1))
+    add_node(conn, "n-old", "autophagy", node_type="process", created_at=T0)
+    add_node(conn, "n-new", "Autophagy", node_type="process", created_at=T0 + timedelta(days=1))
+    sync_node_vectors(conn, store, NameEmbedder())
+    report = absorb_new_nodes(conn, store, NONE, T0 + timedelta(days=2))
+    assert [(m.duplicate_id, m.canonical_id) for m in report.merges] == [("n-new", "n-old")]
+    assert {r[0] for r in conn.execute("SELECT node_id FROM kg_nodes WHERE node_kind = 'title'").fetchall()} == {
+        "title:a",
+        "title:b",
+    }

@@ -154,6 +154,11 @@ def test_cli_import_embeds_the_nodes_and_exports(tmp_path):
     from kg_pipelines.stores.node_vectors import NodeVectors
 
     assert NodeVectors(data / "lancedb").count() == 4
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    snapshot = load_graph_snapshot(load_settings(data))  # what search and the API read
+    assert (snapshot.nodes.num_rows, snapshot.edges.num_rows) == (4, 2)
+    assert json.loads((data / "graph_stats.json").read_text())["edges"] == 2
     bad = write_json(tmp_path / "bad.json", [{**EDGES[0], "sourceId": None}])
     done = subprocess.run([*cli, "import-graph", str(nodes), str(bad)], capture_output=True, text=True)
     assert (

@@ -14,10 +14,9 @@ from dagster import AssetExecutionContext, AssetKey, Config, MaterializeResult, 
 from pydantic import Field
 
 from kg_pipelines.graph.consolidation import run_consolidation, write_report_file
-from kg_pipelines.graph.graph_stats import publish_graph_stats
 from kg_pipelines.stores.warehouse import fetch_dicts
 
-from .graph_health import graph_refresh_events
+from .graph_health import graph_refresh_events, publish_graph_change
 from .metadata import definition_metadata, preview_table
 from .resources import KGResource, _mark_run_process
 
@@ -55,8 +54,9 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
             and operation != "summarize"
             and (getattr(report, "pruned", 0) or getattr(report, "edges_merged", 0))
         )
+        published = {}
         if changed:
-            publish_graph_stats(conn, settings.data_dir, now)
+            published = publish_graph_change(conn, settings, now).metadata()
             what = {"edges_pruned": report.pruned} if operation == "prune" else {"edges_merged": report.edges_merged}
             for event in graph_refresh_events(conn, f"consolidation {operation} ({report.run_id})", now, what):
                 context.log_event(event)
@@ -77,6 +77,7 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
             "kept_seed_bridge": r.kept_seed_bridge,
             "kept_true_bridge": r.kept_true_bridge,
             "kept_connectivity": r.kept_connectivity,
+            "kept_structural": r.kept_structural,
         },
         "merge-edges": lambda r: {
             "total_before": r.total_before,
@@ -93,6 +94,7 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
         metadata={
             **meta,
             **figures,
+            **published,
             "run_id": report.run_id,
             "report_file": MetadataValue.path(str(report_file)),
             "dry_run": config.dry_run,

@@ -28,14 +28,13 @@ from dagster import (
 )
 from pydantic import Field
 
-from kg_pipelines.embedding import embedder_for
 from kg_pipelines.graph.graph_pictures import merge_pass_picture
 from kg_pipelines.graph.node_merging import unmerge
 from kg_pipelines.graph.periodic_merging import merge_planned, plan_duplicates
-from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
+from kg_pipelines.stores.node_vectors import NodeVectors
 from kg_pipelines.stores.warehouse import fetch_dicts, transaction
 
-from .graph_health import graph_refresh_events
+from .graph_health import graph_refresh_events, publish_graph_change
 from .metadata import definition_metadata, preview_table
 from .resources import KGResource, _mark_run_process
 
@@ -127,12 +126,13 @@ def node_merges(context: AssetExecutionContext, kg: KGResource, config: NodeMerg
         if config.unmerge_ids:
             with transaction(conn):
                 undone = [unmerge(conn, merge_id, now) for merge_id in config.unmerge_ids]
-            sync_node_vectors(conn, store, embedder_for(settings.node_embedding_model, settings.llm))
+            published = publish_graph_change(conn, settings, now)
             for event in graph_refresh_events(conn, "unmerge", now, {"merges_undone": len(undone)}):
                 context.log_event(event)
             return MaterializeResult(
                 metadata={
                     **preview_table(conn, "node_merges", "undone_at = ?", [now], _MERGE_COLUMNS),
+                    **published.metadata(),
                     "merges_undone": MetadataValue.json([m["merge_id"] for m in undone]),
                     "restored_nodes": MetadataValue.json([m["duplicate_id"] for m in undone]),
                 }
@@ -155,11 +155,13 @@ def node_merges(context: AssetExecutionContext, kg: KGResource, config: NodeMerg
         merges = [vars(m) for m in report.merges]
         after = _edges_around(conn, sorted({m["canonical_id"] for m in merges}))
         path, summary = merge_pass_picture(settings.data_dir, now, merges, before, after, names)
+        published = publish_graph_change(conn, settings, now).metadata() if merges else {}
         for event in graph_refresh_events(conn, "dedup merge pass", now, {"nodes_merged": len(merges)}):
             context.log_event(event)
         return MaterializeResult(
             metadata={
                 **preview_table(conn, "node_merges", "merged_at = ?", [now], _MERGE_COLUMNS),
+                **published,
                 "nodes_merged": len(merges),
                 "edges_redirected": sum(m["edges_redirected"] for m in merges),
                 "edges_combined": sum(m["edges_combined"] for m in merges),

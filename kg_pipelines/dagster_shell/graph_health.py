@@ -1,4 +1,11 @@
-"""Fresh figures for ``kg_nodes`` / ``kg_edges`` after a graph-health run changed them.
+"""After a graph-health run changed ``kg_nodes`` / ``kg_edges``: what readers see, and fresh figures.
+
+``publish_graph_change`` is the one place every graph-health write (prune, merge-edges, dedup
+merges, unmerge, ``import-graph``) ends with, dry runs excepted: readers never open DuckDB, so
+the LanceDB ``graph_nodes`` vectors are brought in step with ``kg_nodes`` (merged-away nodes lose
+their vector, restored and imported nodes get one), ``graph_stats.json`` is rewritten for the
+schedules, and a new graph snapshot is published (last, so a reader that sees it finds the vectors
+already in step).
 
 ``kg_nodes`` and ``kg_edges`` are outputs of the collection-partitioned ``knowledge_graph``
 multi-asset, while graph health (consolidation, dedup) is not partitioned. A graph-health step that
@@ -17,10 +24,15 @@ Usage in an asset (the step must have written the graph in this run)::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from dagster import AssetMaterialization, MetadataValue
 
+from kg_pipelines.graph.graph_stats import publish_graph_stats
+from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
+from kg_pipelines.stores.node_vectors import NodeVectors, NodeVectorSync, sync_node_vectors
 from kg_pipelines.stores.warehouse import count_rows
 
 from .metadata import preview_table
@@ -74,3 +86,41 @@ def graph_refresh_events(
 
 def graph_totals(conn) -> dict[str, int]:
     return {"nodes": count_rows(conn, "kg_nodes"), "edges": count_rows(conn, "kg_edges")}
+
+
+class _EmbedderOnDemand:
+    """The node embedder, loaded only when a node needs (re-)embedding: a prune or an edge merge
+    changes no node text, and loading a sentence-transformers model costs seconds."""
+
+    def __init__(self, settings):
+        self.model_name = settings.node_embedding_model
+        self._llm = settings.llm
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        from kg_pipelines.embedding import embedder_for
+
+        return embedder_for(self.model_name, self._llm).embed(texts)
+
+
+@dataclass
+class GraphPublication:
+    snapshot: str  # the snapshot version readers now load
+    stats: dict  # what graph_stats.json now says
+    vectors: NodeVectorSync
+
+    def metadata(self) -> dict:
+        return {
+            "graph_snapshot": self.snapshot,
+            "node_vectors_embedded": self.vectors.embedded,
+            "node_vectors_deleted": self.vectors.deleted,
+        }
+
+
+def publish_graph_change(conn, settings, now: datetime | None = None, embedder=None) -> GraphPublication:
+    """Bring every reader's view in step with the graph just written (see the module doc); the
+    caller's transaction is committed. ``embedder``: the node embedder (default: the settings'
+    model, loaded only when a node needs a vector)."""
+    vectors = sync_node_vectors(conn, NodeVectors(settings.lancedb_dir), embedder or _EmbedderOnDemand(settings))
+    stats = publish_graph_stats(conn, settings.data_dir, now)
+    snapshot = publish_graph_snapshot(conn, settings)
+    return GraphPublication(snapshot.name, stats, vectors)

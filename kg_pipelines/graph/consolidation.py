@@ -74,6 +74,7 @@ class PruneReport:
     kept_seed_bridge: int = 0
     kept_true_bridge: int = 0
     kept_connectivity: int = 0
+    kept_structural: int = 0  # structural edges (MENTIONS, ...) that meet every other prune condition
     decay_half_life_days: float = 0.0
     pruned_edges: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
 
@@ -177,8 +178,9 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     caller holds the transaction and has set the model variables)."""
     run = conn.execute
     run("CREATE OR REPLACE TEMP TABLE _prune_eval AS SELECT * FROM prune_candidates")
-    total, candidates, seed_bridges = run(
-        """SELECT count(*), count(*) FILTER (is_candidate), count(*) FILTER (is_candidate AND seed_bridge)
+    total, candidates, seed_bridges, structural = run(
+        """SELECT count(*), count(*) FILTER (is_candidate), count(*) FILTER (is_candidate AND seed_bridge),
+                  count(*) FILTER (structural AND weak AND inactive AND NOT user_made AND NOT protected)
         FROM _prune_eval"""
     ).fetchall()[0]
     reasons = (
@@ -229,6 +231,7 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
         kept_seed_bridge=seed_bridges,
         kept_true_bridge=kept_true_bridge,
         kept_connectivity=kept_connectivity,
+        kept_structural=structural,
         decay_half_life_days=float(conn.execute("SELECT getvariable('decay_half_life_days')").fetchall()[0][0]),
         pruned_edges=pruned_rows,
     )

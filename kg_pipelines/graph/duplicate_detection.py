@@ -38,9 +38,10 @@ from kg_pipelines.graph.node_similarity import (
     name_similarity,
     normalized_name,
 )
-from kg_pipelines.stores.node_vectors import UNEMBEDDED_KINDS, NodeVectors
+from kg_pipelines.stores.node_vectors import NodeVectors
 
 MERGE, KEEP_APART, NEEDS_REVIEW = "merge", "keep_apart", "needs_review"
+DEDUP_NODE_KINDS = ("entity", "imported")  # the default of dedup.node_kinds
 SEARCH_BATCH = 1024
 
 
@@ -101,13 +102,19 @@ class DetectionReport:
         return dict(found)
 
 
-def load_named_nodes(conn: duckdb.DuckDBPyConnection, node_ids: Iterable[str] | None = None) -> dict[str, NodeRecord]:
-    """The graph's named nodes (every kind but chunks and questions), by id."""
+def load_named_nodes(
+    conn: duckdb.DuckDBPyConnection,
+    node_ids: Iterable[str] | None = None,
+    node_kinds: Sequence[str] = DEDUP_NODE_KINDS,
+) -> dict[str, NodeRecord]:
+    """The graph's nodes that name things and may have duplicates (``node_kinds``: entities and
+    imported nodes by default; never titles, one per document title, nor wiki pages, which the
+    knowledge merger owns), by id."""
     sql = (
         "SELECT node_id, node_type, name, description, metadata, created_at, base_weight FROM kg_nodes "
-        "WHERE node_kind NOT IN (SELECT unnest(?::VARCHAR[]))"
+        "WHERE node_kind IN (SELECT unnest(?::VARCHAR[]))"
     )
-    params: list = [list(UNEMBEDDED_KINDS)]
+    params: list = [list(node_kinds)]
     if node_ids is not None:
         sql += " AND node_id IN (SELECT unnest(?::VARCHAR[]))"
         params.append(list(node_ids))
@@ -149,8 +156,10 @@ def neighbour_pairs(
     vectors: dict[str, np.ndarray],
     k: int,
     nprobes: int = 20,
+    node_kinds: Sequence[str] = DEDUP_NODE_KINDS,
 ) -> set[tuple[str, str]]:
-    """(id, id) pairs, smaller id first, of each query node and its ``k`` nearest same-type nodes."""
+    """(id, id) pairs, smaller id first, of each query node and its ``k`` nearest same-type nodes
+    of ``node_kinds`` (filtered in the search, so nodes of other kinds take none of the k places)."""
     table = store.table()
     if table is None:
         return set()
@@ -159,8 +168,10 @@ def neighbour_pairs(
         if node_id in vectors:
             by_type[node.node_type].append(node_id)
     pairs: set[tuple[str, str]] = set()
+    # a table from before node_kind (until the next sync redoes it): other kinds are dropped later
+    kinds = " AND node_kind IN (" + ", ".join(map(_quoted, node_kinds)) + ")" if store.has_kinds() else ""
     for node_type, ids in by_type.items():
-        where = "node_type = '" + node_type.replace("'", "''") + "'"
+        where = "node_type = " + _quoted(node_type) + kinds
         for start in range(0, len(ids), SEARCH_BATCH):
             batch = ids[start : start + SEARCH_BATCH]
             rows = (
@@ -182,6 +193,10 @@ def neighbour_pairs(
                 if found != own:
                     pairs.add((own, found) if own < found else (found, own))
     return pairs
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 def exact_name_pairs(nodes: dict[str, NodeRecord], only: set[str] | None = None) -> set[tuple[str, str]]:
@@ -295,10 +310,12 @@ def detect_duplicates(
     index_min_rows: int = 20000,
     llm=None,
     only: Iterable[str] | None = None,
+    node_kinds: Sequence[str] = DEDUP_NODE_KINDS,
 ) -> DetectionReport:
-    """Scored candidate pairs of the graph (or of the nodes ``only``, against the whole graph),
-    best score first. ``llm``: a client whose provider is not offline decides the grey zone."""
-    nodes = load_named_nodes(conn)
+    """Scored candidate pairs of the graph's nodes of ``node_kinds`` (or of the nodes ``only``,
+    against them), best score first. ``llm``: a client whose provider is not offline decides the
+    grey zone."""
+    nodes = load_named_nodes(conn, node_kinds=node_kinds)
     only_set = set(only) if only is not None else None
     report = DetectionReport(nodes=len(nodes))
     if len(nodes) < 2:
@@ -306,7 +323,7 @@ def detect_duplicates(
     ensure_vector_index(store, index_min_rows)
     vectors = all_vectors(store) if only_set is None else store.vectors(sorted(only_set))
     query = nodes if only_set is None else {i: nodes[i] for i in only_set if i in nodes}
-    candidates = neighbour_pairs(store, query, vectors, k) | exact_name_pairs(nodes, only_set)
+    candidates = neighbour_pairs(store, query, vectors, k, node_kinds=node_kinds) | exact_name_pairs(nodes, only_set)
     if only_set is not None:
         missing = sorted({i for pair in candidates for i in pair} - set(vectors))
         vectors.update(store.vectors(missing))

@@ -13,12 +13,13 @@ No grey zone here: what is not sure waits for the weekly pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import duckdb
 
-from kg_pipelines.graph.duplicate_detection import MERGE, detect_duplicates
+from kg_pipelines.graph.duplicate_detection import DEDUP_NODE_KINDS, MERGE, detect_duplicates
 from kg_pipelines.graph.merge_exclusions import MergeExclusions
 from kg_pipelines.graph.node_merging import MergeOutcome, PlannedMerge, merge_pairs
 from kg_pipelines.stores.node_vectors import NodeVectors
@@ -48,19 +49,35 @@ def absorb_new_nodes(
     threshold: float = 0.95,
     k: int = 10,
     index_min_rows: int = 20000,
+    node_kinds: Sequence[str] = DEDUP_NODE_KINDS,
 ) -> FormationReport:
-    """Merge each new entity node into an existing same-type node scoring at or above ``threshold``."""
-    new_ids = unchecked_entity_nodes(conn)
+    """Merge each new entity node into an existing same-type node of ``node_kinds`` (entities and
+    imported nodes by default: never a title or a wiki page) scoring at or above ``threshold``."""
+    new_ids = unchecked_entity_nodes(conn) if "entity" in node_kinds else []
     report = FormationReport(new_nodes=len(new_ids))
     planned: list[PlannedMerge] = []
     if new_ids:
         found = detect_duplicates(
-            conn, store, exclusions, threshold, threshold, k, index_min_rows, llm=None, only=new_ids
+            conn,
+            store,
+            exclusions,
+            threshold,
+            threshold,
+            k,
+            index_min_rows,
+            llm=None,
+            only=new_ids,
+            node_kinds=node_kinds,
         )
         sure = [p for p in found.pairs if p.decision == MERGE]
         planned = [PlannedMerge(p.node_a.node_id, p.node_b.node_id, p.score, p.stage) for p in sure]
     new = set(new_ids)
-    created = dict(conn.execute("SELECT node_id, created_at FROM kg_nodes WHERE node_kind = 'entity'").fetchall())
+    kinds = [list(node_kinds)]
+    created = dict(
+        conn.execute(
+            "SELECT node_id, created_at FROM kg_nodes WHERE node_kind IN (SELECT unnest(?::VARCHAR[]))", kinds
+        ).fetchall()
+    )
 
     def existing_absorbs(a: str, b: str) -> tuple[str, str]:
         """The node that was there before absorbs the new one; two new ones: the older, then smaller id."""
@@ -68,8 +85,9 @@ def absorb_new_nodes(
             return (b, a) if a in new else (a, b)
         return (a, b) if (created.get(a), a) <= (created.get(b), b) else (b, a)
 
-    names = dict(conn.execute("SELECT node_id, name FROM kg_nodes WHERE node_kind = 'entity'").fetchall())
-    types = dict(conn.execute("SELECT node_id, node_type FROM kg_nodes WHERE node_kind = 'entity'").fetchall())
+    named = "FROM kg_nodes WHERE node_kind IN (SELECT unnest(?::VARCHAR[]))"
+    names = dict(conn.execute(f"SELECT node_id, name {named}", kinds).fetchall())
+    types = dict(conn.execute(f"SELECT node_id, node_type {named}", kinds).fetchall())
     with transaction(conn):
         report.merges = merge_pairs(
             conn,
@@ -96,7 +114,7 @@ def formation_dedup(conn: duckdb.DuckDBPyConnection, store: NodeVectors, setting
         return "formation-time dedup is off (dedup.formation_time)"
     exclusions = load_exclusions(settings.data_dir, options.never_merge_file, options.decisions_file)
     report = absorb_new_nodes(
-        conn, store, exclusions, now, options.threshold, options.neighbours, options.index_min_rows
+        conn, store, exclusions, now, options.threshold, options.neighbours, options.index_min_rows, options.node_kinds
     )
     if not report.merges:
         return f"{report.new_nodes} new entity node(s) checked: none absorbed"

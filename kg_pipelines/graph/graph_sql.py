@@ -56,6 +56,8 @@ def set_variables(conn: duckdb.DuckDBPyConnection, values: dict[str, object]) ->
     for key, value in values.items():
         if isinstance(value, datetime):
             conn.execute(f"SET VARIABLE {key} = ?::TIMESTAMPTZ", [value])
+        elif isinstance(value, list):
+            conn.execute(f"SET VARIABLE {key} = ?::VARCHAR[]", [value])
         else:
             conn.execute(f"SET VARIABLE {key} = ?", [value])
 
@@ -69,6 +71,7 @@ def model_variables(settings, now: datetime, decay_half_life_days: float | None 
         "min_inactive_days": float(settings.min_inactive_days),
         "decay_half_life_days": float(half_life),
         "cluster_min_size": int(settings.cluster_min_size),
+        "structural_edge_types": [str(t) for t in settings.structural_edge_types],
     }
 
 

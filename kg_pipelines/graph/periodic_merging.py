@@ -49,6 +49,7 @@ def plan_duplicates(
         k=options.neighbours,
         index_min_rows=options.index_min_rows,
         llm=llm,
+        node_kinds=options.node_kinds,
     )
     with transaction(conn):
         conn.execute("DELETE FROM duplicate_candidates")

@@ -52,7 +52,7 @@ class NodeVectorSync:
 
 
 class NodeVectors:
-    """The ``graph_nodes`` table: node_id, node_type, name, text_hash, embedding_model, vector."""
+    """The ``graph_nodes`` table: node_id, node_type, node_kind, name, text_hash, embedding_model, vector."""
 
     def __init__(self, lancedb_dir: Path | str):
         path = Path(lancedb_dir)
@@ -74,6 +74,11 @@ class NodeVectors:
         rows = table.search().select(["node_id", "text_hash"]).limit(None).to_arrow()
         return dict(zip(rows.column("node_id").to_pylist(), rows.column("text_hash").to_pylist()))
 
+    def has_kinds(self) -> bool:
+        """Whether the table stores ``node_kind`` (tables written before it was added do not)."""
+        table = self.table()
+        return table is None or "node_kind" in table.schema.names
+
     def model(self) -> str | None:
         table = self.table()
         if table is None or table.count_rows() == 0:
@@ -87,8 +92,8 @@ class NodeVectors:
                 table.delete(f"node_id IN ({_quoted(node_ids[start : start + BATCH])})")
 
     def upsert(self, nodes: Sequence[dict], embedder) -> int:
-        """Embed and write ``nodes`` (dicts with node_id, node_type, name, description), replacing
-        any row they had."""
+        """Embed and write ``nodes`` (dicts with node_id, node_type, name, description and
+        node_kind), replacing any row they had."""
         if not nodes:
             return 0
         self.delete([n["node_id"] for n in nodes])
@@ -100,6 +105,7 @@ class NodeVectors:
                 {
                     "node_id": [n["node_id"] for n in part],
                     "node_type": [n["node_type"] for n in part],
+                    "node_kind": [n.get("node_kind") or "entity" for n in part],
                     "name": [n["name"] for n in part],
                     "text_hash": [text_hash(t) for t in texts],
                     "embedding_model": [embedder.model_name] * len(part),
@@ -148,17 +154,20 @@ class NodeVectors:
 
 def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embedder) -> NodeVectorSync:
     """Make ``graph_nodes`` match the named nodes of ``kg_nodes`` (see the module doc)."""
-    if store.model() not in (None, embedder.model_name):
-        store.db.drop_table(TABLE)  # another model: every vector is redone
+    if store.model() not in (None, embedder.model_name) or not store.has_kinds():
+        # another model, or a table from before node_kind (duplicate detection filters on it):
+        # every vector is redone
+        store.db.drop_table(TABLE)
     nodes = conn.execute(
-        "SELECT node_id, node_type, name, description FROM kg_nodes WHERE node_kind NOT IN (SELECT unnest(?))",
+        "SELECT node_id, node_type, name, description, node_kind FROM kg_nodes "
+        "WHERE node_kind NOT IN (SELECT unnest(?))",
         [list(UNEMBEDDED_KINDS)],
     ).fetchall()
     have = store.hashes()
     current = {row[0] for row in nodes}
     stale = [
-        {"node_id": n, "node_type": t, "name": name, "description": d}
-        for n, t, name, d in nodes
+        {"node_id": n, "node_type": t, "name": name, "description": d, "node_kind": kind}
+        for n, t, name, d, kind in nodes
         if have.get(n) != text_hash(node_text(name, d))
     ]
     gone = [node_id for node_id in have if node_id not in current]
