@@ -12,10 +12,11 @@ community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the modularity gain times m).
 
 On a large graph (more than ``COARSEN_ABOVE`` nodes) Louvain runs on a coarse graph: every node
 first joins its strongest neighbour (one vectorised pass; the groups are the connected components
-of the node -> strongest-neighbour links, the heavy-edge coarsening of multilevel partitioners),
-then Louvain runs on the groups with at most ``LARGE_SWEEPS`` sweeps a level, and a last local
-moving phase on the whole graph, from the communities found, moves the nodes that a group took
-into the wrong community (a node's strongest link may leave its community).
+of the node -> strongest-neighbour links, the heavy-edge coarsening of multilevel partitioners;
+repeated while the coarse graph is still large), then Louvain runs on the groups with at most
+``LARGE_SWEEPS`` sweeps a level, and a last local moving phase on the whole graph, from the
+communities found, moves the nodes that a group took into the wrong community (a node's strongest
+link may leave its community).
 """
 
 from __future__ import annotations
@@ -39,23 +40,31 @@ def louvain(
     max_levels: int = 12,
     max_sweeps: int = 10,
     min_moved: float = 0.01,
+    coarsen: bool = True,
 ) -> np.ndarray:
     """The community number of each of the ``n`` nodes (undirected edges ``source``-``target``)."""
-    if n > COARSEN_ABOVE:
-        groups, group_of = strongest_neighbour_groups(n, source, target, weight)
+    if coarsen and n > COARSEN_ABOVE:
+        # coarsen until the graph is small (or stops shrinking), Louvain on the coarse graph, then
+        # one refinement on the whole graph: nodes of a coarse group may belong elsewhere (a
+        # node's strongest link can leave its community), local moving from the projected communities
+        group_of, size, src, dst = np.arange(n), n, source, target
+        while size > COARSEN_ABOVE:
+            groups, group = strongest_neighbour_groups(size, src, dst, weight)
+            if groups > 0.9 * size:
+                break
+            group_of, size, src, dst = group[group_of], groups, group[src], group[dst]
         found = louvain(
-            groups,
-            group_of[source],
-            group_of[target],
+            size,
+            src,
+            dst,
             weight,
             resolution,
             seed,
             max_levels,
             min(max_sweeps, LARGE_SWEEPS),
             max(min_moved, LARGE_MIN_MOVED),
+            coarsen=False,
         )
-        # refinement: nodes of a coarse group may belong elsewhere (a node's strongest link can
-        # leave its community): local moving on the whole graph, from the projected communities
         adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
         refined, _ = _local_moving(
             adjacency, resolution, np.random.default_rng(seed), REFINE_SWEEPS, LARGE_MIN_MOVED, found[group_of]
