@@ -413,3 +413,24 @@ def test_seed_json_import_with_its_own_edge_types_still_prunes(tmp_path):
     import_graph(custom.conn, tmp_path / "n.json", tmp_path / "e.json", NOW)
     report = custom.run("prune").report
     assert report.pruned == 0 and report.kept_structural == 1
+
+
+def test_louvain_on_the_coarse_graph_of_a_large_graph_finds_the_planted_communities(monkeypatch):
+    import networkx as nx
+    import numpy as np
+
+    from kg_pipelines.graph import communities
+
+    planted = nx.planted_partition_graph(8, 30, 0.4, 0.01, seed=3)
+    edges = np.array(list(planted.edges()))
+    weight = np.random.default_rng(1).uniform(0.1, 1.0, len(edges))
+    groups, group_of = communities.strongest_neighbour_groups(240, edges[:, 0], edges[:, 1], weight)
+    assert 1 < groups < 240 and len(group_of) == 240
+    monkeypatch.setattr(communities, "COARSEN_ABOVE", 100)  # 240 nodes count as large here
+    ours = communities.louvain(240, edges[:, 0], edges[:, 1], weight)
+    reference = nx.community.modularity(planted, nx.community.louvain_communities(planted, weight=None, seed=3))
+    found = {frozenset(np.flatnonzero(ours == c).tolist()) for c in np.unique(ours)}
+    planted_groups = {frozenset(range(i * 30, (i + 1) * 30)) for i in range(8)}
+    assert len(found & planted_groups) >= 5  # most planted groups come back whole
+    unweighted = communities.modularity(240, edges[:, 0], edges[:, 1], np.ones(len(edges)), ours)
+    assert unweighted >= reference - 0.05

@@ -14,7 +14,8 @@ from kg_pipelines.stores.warehouse import SCHEMA, column_types
 
 _CONSTRAINTS = {"PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "CONSTRAINT"}
 _COLUMN = re.compile(
-    r"(?P<name>\w+)\s+(?P<type>.+?)(?:\s+(?:NOT\s+NULL|NULL|DEFAULT|PRIMARY\s+KEY|UNIQUE|CHECK|REFERENCES)\b.*)?",
+    r"(?P<name>\w+)\s+(?P<type>.+?)"
+    r"(?:\s+(?:USING\s+COMPRESSION|NOT\s+NULL|NULL|DEFAULT|PRIMARY\s+KEY|UNIQUE|CHECK|REFERENCES)\b.*)?",
     re.IGNORECASE | re.DOTALL,
 )
 

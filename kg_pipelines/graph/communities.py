@@ -9,12 +9,25 @@ of two singletons that would swap only the one with the larger label moves. Swee
 fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the next
 level (Louvain's aggregation), until a level moves nothing. The gain of moving node i into
 community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the modularity gain times m).
+
+On a large graph (more than ``COARSEN_ABOVE`` nodes) Louvain runs on a coarse graph: every node
+first joins its strongest neighbour (one vectorised pass; the groups are the connected components
+of the node -> strongest-neighbour links, the heavy-edge coarsening of multilevel partitioners;
+repeated while the coarse graph is still large), then Louvain runs on the groups with at most
+``LARGE_SWEEPS`` sweeps a level, and a last local moving phase on the whole graph, from the
+communities found, moves the nodes that a group took into the wrong community (a node's strongest
+link may leave its community).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+COARSEN_ABOVE = 50_000  # nodes
+LARGE_SWEEPS, LARGE_MIN_MOVED = 5, 0.02
+REFINE_SWEEPS = 2  # of the last local moving on the whole graph
 
 
 def louvain(
@@ -27,8 +40,36 @@ def louvain(
     max_levels: int = 12,
     max_sweeps: int = 10,
     min_moved: float = 0.01,
+    coarsen: bool = True,
 ) -> np.ndarray:
     """The community number of each of the ``n`` nodes (undirected edges ``source``-``target``)."""
+    if coarsen and n > COARSEN_ABOVE:
+        # coarsen until the graph is small (or stops shrinking), Louvain on the coarse graph, then
+        # one refinement on the whole graph: nodes of a coarse group may belong elsewhere (a
+        # node's strongest link can leave its community), local moving from the projected communities
+        group_of, size, src, dst = np.arange(n), n, source, target
+        while size > COARSEN_ABOVE:
+            groups, group = strongest_neighbour_groups(size, src, dst, weight)
+            if groups > 0.9 * size:
+                break
+            group_of, size, src, dst = group[group_of], groups, group[src], group[dst]
+        found = louvain(
+            size,
+            src,
+            dst,
+            weight,
+            resolution,
+            seed,
+            max_levels,
+            min(max_sweeps, LARGE_SWEEPS),
+            max(min_moved, LARGE_MIN_MOVED),
+            coarsen=False,
+        )
+        adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
+        refined, _ = _local_moving(
+            adjacency, resolution, np.random.default_rng(seed), REFINE_SWEEPS, LARGE_MIN_MOVED, found[group_of]
+        )
+        return np.unique(refined, return_inverse=True)[1]
     rng = np.random.default_rng(seed)
     membership = np.arange(n, dtype=np.int64)
     src, dst, wt = source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64)
@@ -46,6 +87,26 @@ def louvain(
     return membership
 
 
+def strongest_neighbour_groups(
+    n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray
+) -> tuple[int, np.ndarray]:
+    """(number of groups, group of each node): each node linked to its strongest neighbour (ties: the
+    smallest index), groups = connected components of those links (a node without neighbours alone)."""
+    adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
+    off = source != target
+    if not off.all():
+        adjacency = _symmetric(n, source[off].astype(np.int64), target[off].astype(np.int64), weight[off])
+    counts = np.diff(adjacency.indptr)
+    has = counts > 0
+    rows = np.repeat(np.arange(n), counts)
+    best = np.full(n, -np.inf)
+    best[has] = np.maximum.reduceat(adjacency.data, adjacency.indptr[:-1][has])
+    first = np.flatnonzero(adjacency.data == best[rows])
+    first = first[np.r_[True, rows[first][1:] != rows[first][:-1]]]
+    links = coo_matrix((np.ones(len(first)), (rows[first], adjacency.indices[first])), shape=(n, n))
+    return connected_components(links, directed=False)
+
+
 def _symmetric(size: int, src: np.ndarray, dst: np.ndarray, wt: np.ndarray) -> csr_matrix:
     """A with A[u, v] = A[v, u] = summed weights; a self-loop (u, u) of weight w counts 2w (its degree)."""
     rows = np.concatenate([src, dst])
@@ -53,11 +114,13 @@ def _symmetric(size: int, src: np.ndarray, dst: np.ndarray, wt: np.ndarray) -> c
     return coo_matrix((np.concatenate([wt, wt]), (rows, cols)), shape=(size, size)).tocsr()
 
 
-def _local_moving(adjacency: csr_matrix, resolution: float, rng, max_sweeps: int, min_moved: float):
+def _local_moving(
+    adjacency: csr_matrix, resolution: float, rng, max_sweeps: int, min_moved: float, initial: np.ndarray | None = None
+):
     size = adjacency.shape[0]
     degree = np.asarray(adjacency.sum(axis=1)).ravel()
     two_m = degree.sum()
-    community = np.arange(size, dtype=np.int64)
+    community = np.arange(size, dtype=np.int64) if initial is None else initial.astype(np.int64)
     if two_m == 0:
         return community, False
     off_diagonal = adjacency.copy()

@@ -53,8 +53,12 @@ SCHEMA: dict[str, str] = {
         base_weight DOUBLE NOT NULL, support_count INTEGER NOT NULL, created_by VARCHAR NOT NULL,
         created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL, metadata JSON,
         merge_history JSON""",
+    # edge_id is stored uncompressed: deleting rows of a table on disk removes their keys from the
+    # primary-key index at commit, fetching each key from its column segment; from a compressed
+    # (FSST) segment that costs ~18 us a row (1.7 s for 90k pruned edges of 1M), uncompressed 0.07 s
     "kg_edges": """
-        edge_id VARCHAR PRIMARY KEY, source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
+        edge_id VARCHAR USING COMPRESSION uncompressed PRIMARY KEY,
+        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
         edge_type VARCHAR NOT NULL, strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL,
         created_at TIMESTAMPTZ NOT NULL, last_activated_at TIMESTAMPTZ,
         last_reinforced_at TIMESTAMPTZ, created_by VARCHAR NOT NULL, protected BOOLEAN NOT NULL,
