@@ -45,6 +45,9 @@ dev: install
 	exec env DAGSTER_HOME=$(DATA_DIR)/dagster_home KG_DATA_DIR=$(DATA_DIR) \
 		$(BIN)/python -m kg_pipelines.dev_server --host 127.0.0.1 --port $(PORT) --workspace workspace.yaml
 
-## make clean-data: delete the generated stores under data/ (keeps data/inbox)
+## make clean-data: delete the generated stores under data/ (keeps data/inbox, data/eval, data/never_merge.txt);
+## dedup_decisions.csv goes too: its pairs name nodes of the deleted graph
 clean-data:
-	rm -rf data/warehouse.duckdb* data/lancedb data/dagster_home data/sources.sqlite*
+	rm -rf data/warehouse.duckdb* data/lancedb data/dagster_home data/sources.sqlite* data/activations.sqlite* \
+		data/graph_snapshots data/graph_stats.json data/consolidation_reports data/merges data/pictures \
+		data/dedup_decisions.csv
