@@ -95,6 +95,16 @@ class Graph:
         return self.rows(sql, params)[0][0]
 
 
+@pytest.fixture
+def cli_env(monkeypatch, tmp_path) -> Path:
+    """A temporary folder for CLI tests: the CLI exports DAGSTER_HOME / KG_DATA_DIR for its
+    in-process runs, so they are kept test-local and the user's settings left out."""
+    for name in ("DAGSTER_HOME", "KG_DATA_DIR", "KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
+    return tmp_path
+
+
 @contextmanager
 def ingested_graph(base: Path, documents: dict[str, str]) -> Iterator[Graph]:
     """A graph under ``base`` with ``documents`` (``<collection>/<file>`` -> text) ingested by the

@@ -4,21 +4,11 @@ import os
 import subprocess
 import sys
 
-import pytest
 from click.testing import CliRunner
 
 from kg_pipelines.cli import main
 
 DOC = "# NAD+ and SIRT1\nNicotinamide riboside raises NAD+ levels. NAD+ activates SIRT1 in muscle.\n"
-
-
-@pytest.fixture
-def cli_env(monkeypatch, tmp_path):
-    # the CLI exports DAGSTER_HOME / KG_DATA_DIR for its in-process runs; keep them test-local
-    for name in ("DAGSTER_HOME", "KG_DATA_DIR", "KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
-    return tmp_path
 
 
 def test_ingest_summary_and_remove(cli_env):

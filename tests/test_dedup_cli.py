@@ -4,7 +4,6 @@ assets' metadata (plan, picture, fresh kg_nodes / kg_edges figures), clear error
 import json
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from click.testing import CliRunner
 from dagster import AssetKey, DagsterInstance, RunsFilter
 
@@ -14,14 +13,6 @@ from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from tests.test_dedup import NameEmbedder, add_edge, add_node
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-@pytest.fixture
-def cli_env(monkeypatch, tmp_path):
-    for name in ("DAGSTER_HOME", "KG_DATA_DIR", "KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
-    return tmp_path
 
 
 def make_graph(data):

@@ -203,14 +203,6 @@ def test_ingestion_keeps_merger_made_pages_and_edges(graph):
     assert any(r.job_name == "merge_page_bundle" and r.tags.get("dagster/partition") == "main_graph" for r in runs)
 
 
-@pytest.fixture
-def cli_env(monkeypatch, tmp_path):
-    for name in ("DAGSTER_HOME", "KG_DATA_DIR", "KG_CONFIG", "KG_INBOX_DIR", "KG_LLM_PROVIDER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "unused"))
-    return tmp_path
-
-
 def test_merge_pages_cli(cli_env):
     data = cli_env / "graph"
     runner = CliRunner()
