@@ -5,12 +5,11 @@ from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, Metadat
 from kg_pipelines.embedding import embedder_for
 from kg_pipelines.graph.formation_dedup import formation_dedup
 from kg_pipelines.graph.graph_building import sync_graph
-from kg_pipelines.graph.graph_stats import publish_graph_stats
-from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 from kg_pipelines.stores.warehouse import fetch_dicts
 
 from .checks import GRAPH_CHECKS, graph_checks
+from .graph_health import publish_graph_change
 from .ingestion_assets import PARTITIONED
 from .metadata import activity_table, definition_metadata, preview_table
 from .resources import KGResource
@@ -89,11 +88,13 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
         )
         settings = ctx.settings
         node_store = NodeVectors(settings.lancedb_dir)
-        node_vectors = sync_node_vectors(conn, node_store, embedder_for(settings.node_embedding_model, settings.llm))
-        # formation-time dedup (seed 001 Strategy 2): an existing node absorbs a new duplicate
+        embedder = embedder_for(settings.node_embedding_model, settings.llm)
+        # formation-time dedup (seed 001 Strategy 2) compares the new nodes' vectors: embed them first
+        embedded = sync_node_vectors(conn, node_store, embedder).embedded
         absorbed = formation_dedup(conn, node_store, settings, now)
-        # readers (API, search, ask, retrieve) never open DuckDB: they read this snapshot
-        snapshot = publish_graph_snapshot(conn, settings)
+        # readers never open DuckDB: vectors (absorbed nodes lose theirs), the schedules' stats and
+        # the graph snapshot are brought in step, as after every other graph write
+        published = publish_graph_change(conn, settings, now, embedder)
         removed = set(report.removed_documents)
         synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
@@ -119,9 +120,9 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "documents_synced": report.documents,
                 "this_run": per_document,
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
-                "node_vectors_embedded": node_vectors.embedded,
-                "node_vectors_total": node_vectors.total,
-                "graph_snapshot": snapshot.name,
+                "node_vectors_embedded": embedded + published.vectors.embedded,
+                "node_vectors_total": published.vectors.total,
+                "graph_snapshot": published.snapshot,
                 "nodes_absorbed_at_formation": MetadataValue.md(absorbed),
             },
         )
@@ -143,6 +144,4 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "edges_by_type": _counts_by(conn, "kg_edges", "edge_type"),
             },
         )
-        # figures for the consolidation schedules, which must not open DuckDB
-        publish_graph_stats(conn, settings.data_dir)
         yield from graph_checks(conn, scope.collection)

@@ -1,7 +1,8 @@
 """After a graph-health run changed ``kg_nodes`` / ``kg_edges``: what readers see, and fresh figures.
 
-``publish_graph_change`` is the one place every graph-health write (prune, merge-edges, dedup
-merges, unmerge, ``import-graph``) ends with, dry runs excepted: readers never open DuckDB, so
+``publish_graph_change`` is the one place every write of the graph ends with (the ingestion graph
+asset, the knowledge merger, prune, merge-edges, dedup merges, unmerge, ``import-graph``; dry runs
+excepted): readers never open DuckDB, so
 the LanceDB ``graph_nodes`` vectors are brought in step with ``kg_nodes`` (merged-away nodes lose
 their vector, restored and imported nodes get one), ``graph_stats.json`` is rewritten for the
 schedules, and a new graph snapshot is published (last, so a reader that sees it finds the vectors

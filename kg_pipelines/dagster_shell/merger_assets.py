@@ -34,6 +34,7 @@ from kg_pipelines.merger.pages import BundleError
 from kg_pipelines.merger.plan_document import render_plan
 from kg_pipelines.merger.plans import load_plan, load_proposed_pages
 
+from .graph_health import publish_graph_change
 from .metadata import definition_metadata, preview_table
 from .partitions import page_bundles_partitions
 from .resources import KGResource, _mark_run_process
@@ -163,10 +164,6 @@ def merge_plans(context: AssetExecutionContext, kg: KGResource) -> MaterializeRe
     **MERGER,
 )
 def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
-    from kg_pipelines.embedding import embedder_for
-    from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
-    from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
-
     _mark_run_process(context)
     bundle_id, settings = context.partition_key, kg.settings
     with kg.warehouse() as conn:
@@ -175,10 +172,7 @@ def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
             raise Failure(f"page bundle {bundle_id!r} has no plan: materialize merge_plans first")
         llm = kg.llm_client()
         outcome = execute(conn, plan, llm, settings, log=context.log.warning)
-        vectors = sync_node_vectors(
-            conn, NodeVectors(settings.lancedb_dir), embedder_for(settings.node_embedding_model, settings.llm)
-        )
-        snapshot = publish_graph_snapshot(conn, settings)  # readers (API, search) see the new pages
+        published = publish_graph_change(conn, settings)  # readers (API, search) see the new pages
         plan_md = render_plan(plan)
         path = write_plan_files(settings, plan, plan_md)
         yield MaterializeResult(
@@ -199,8 +193,7 @@ def merged_wiki_pages(context: AssetExecutionContext, kg: KGResource):
                 "pages_executed": outcome.executed_nodes,
                 "retries": sum(sg.retry_count for sg in plan.subgraphs),
                 "subgraphs_failed": sum(sg.status == "FAILED" for sg in plan.subgraphs),
-                "node_vectors_embedded": vectors.embedded,
-                "graph_snapshot": snapshot.name,
+                **published.metadata(),
                 **llm.counters.snapshot(),
             }
         )
