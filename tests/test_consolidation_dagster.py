@@ -136,7 +136,7 @@ def test_a_pruned_edge_stays_pruned_when_unchanged_documents_sync_again(ingested
     weaken(conn, [target])
     run_consolidation(conn, graph.settings, "prune")
     document = conn.execute(
-        "SELECT json_extract_string(support_rows, '$[0].document_id') FROM edge_prune_log"
+        "SELECT support_rows[1].document_id FROM edge_prune_log"
     ).fetchall()[0][0]
     conn.close()
     assert graph.ingest("bio").failed_runs == 0  # nothing changed: nothing re-synced

@@ -45,7 +45,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from kg_pipelines.graph import graph_sql
 from kg_pipelines.graph.communities import louvain
 from kg_pipelines.graph.graph_pictures import ConsolidationPicture, consolidation_picture
-from kg_pipelines.stores.warehouse import fetch_dicts, transaction
+from kg_pipelines.stores.warehouse import column_types, fetch_dicts, transaction
 
 OPERATIONS = ("prune", "merge-edges", "summarize")
 # seed 002 section 8 (metrics): healthy figures per cycle
@@ -207,20 +207,17 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
            LIMIT {PICTURED_ROWS}""",
     )
     if not dry_run and ids:
-        # the pruned rows' figures first (a small table: the join below then never touches every
-        # edge's row of _prune_eval); support rows as a JSON array built by string_agg (half the
-        # time of to_json(list(...)), the same text)
-        run("CREATE OR REPLACE TEMP TABLE _pruned_eval AS SELECT * FROM _prune_eval SEMI JOIN _pruned USING (edge_id)")
+        # the whole row, its figures and its support rows (a list of structs), joined on the pruned
+        # ids only: the join never touches every edge's row of _prune_eval
         run(
-            f"""INSERT INTO edge_prune_log
-            WITH pruned_edges AS (SELECT e.edge_id, to_json(e) AS edge_row FROM kg_edges e
-                                  SEMI JOIN _pruned x ON x.edge_id = e.edge_id),
-            pruned_support AS (SELECT es.edge_id, '[' || string_agg(to_json(es)::VARCHAR, ',') || ']' AS rows
-                               FROM kg_edge_support es SEMI JOIN _pruned x ON x.edge_id = es.edge_id
-                               GROUP BY es.edge_id)
-            SELECT ?, ?, p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
-                   p.days_inactive, {reasons}, e.edge_row, coalesce(s.rows, '[]'), NULL
-            FROM pruned_edges e JOIN _pruned_eval p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
+            f"""INSERT INTO edge_prune_log BY NAME
+            WITH pruned_edges AS (SELECT e.* FROM kg_edges e SEMI JOIN _pruned x ON x.edge_id = e.edge_id),
+            figures AS (SELECT * FROM _prune_eval SEMI JOIN _pruned USING (edge_id)),
+            pruned_support AS (SELECT es.edge_id, list(es) AS support_rows FROM kg_edge_support es
+                               SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
+            SELECT ? AS run_id, ? AS pruned_at, e.*, p.decayed_strength, p.days_inactive, {reasons} AS reason,
+                   coalesce(s.support_rows, []) AS support_rows
+            FROM pruned_edges e JOIN figures p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
             [run_id, now],
         )
         run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
@@ -306,47 +303,29 @@ def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None)
     """Put pruned edges back (their row and support) from the latest prune log entry of each;
     edges whose endpoints are gone or that exist again are skipped. The number restored."""
     now = now or datetime.now(UTC)
-    restored = 0
+    edge_columns = ", ".join(f"l.{name}" for name, _ in column_types(conn, "kg_edges"))
     with transaction(conn):
-        rows = fetch_dicts(
-            conn,
-            """SELECT edge_id, edge_row, support_rows, run_id FROM edge_prune_log
-            WHERE restored_at IS NULL AND edge_id IN (SELECT unnest(?::VARCHAR[]))
-            QUALIFY row_number() OVER (PARTITION BY edge_id ORDER BY pruned_at DESC) = 1""",
+        conn.execute(
+            """CREATE OR REPLACE TEMP TABLE _restore AS
+            SELECT l.* FROM edge_prune_log l
+            WHERE l.restored_at IS NULL AND l.edge_id IN (SELECT unnest(?::VARCHAR[]))
+              AND l.edge_id NOT IN (SELECT edge_id FROM kg_edges)
+              AND l.source_id IN (SELECT node_id FROM kg_nodes) AND l.target_id IN (SELECT node_id FROM kg_nodes)
+            QUALIFY row_number() OVER (PARTITION BY l.edge_id ORDER BY l.pruned_at DESC) = 1""",
             [list(edge_ids)],
         )
-        for row in rows:
-            edge = json.loads(row["edge_row"])
-            exists = conn.execute("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [edge["edge_id"]]).fetchall()[0][0]
-            ends = conn.execute(
-                "SELECT count(*) FROM kg_nodes WHERE node_id IN (?, ?)", [edge["source_id"], edge["target_id"]]
-            ).fetchall()[0][0]
-            if exists or ends < len({edge["source_id"], edge["target_id"]}):
-                continue
-            _insert_json_row(conn, "kg_edges", edge)
-            for support in json.loads(row["support_rows"]):
-                _insert_json_row(conn, "kg_edge_support", support)
-            conn.execute(
-                "UPDATE edge_prune_log SET restored_at = ? WHERE edge_id = ? AND run_id = ?",
-                [now, row["edge_id"], row["run_id"]],
-            )
-            restored += 1
-    return restored
-
-
-def _insert_json_row(conn, table: str, row: dict) -> None:
-    """Insert a row read back from JSON, each value cast to its column's type by DuckDB."""
-    types = dict(
+        conn.execute(f"INSERT INTO kg_edges BY NAME SELECT {edge_columns} FROM _restore l")
         conn.execute(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
-        ).fetchall()
-    )
-    names = [c for c in row if c in types]
-    casts = ", ".join(
-        f"?::VARCHAR AS {c}" if types[c] == "VARCHAR" else f"CAST(?::JSON AS {types[c]}) AS {c}" for c in names
-    )
-    values = [row[c] if types[c] == "VARCHAR" else json.dumps(row[c]) for c in names]
-    conn.execute(f"INSERT INTO {table} BY NAME SELECT {casts}", values).fetchall()
+            "INSERT INTO kg_edge_support BY NAME SELECT unnest(s) FROM (SELECT unnest(support_rows) AS s FROM _restore)"
+        )
+        conn.execute(
+            """UPDATE edge_prune_log SET restored_at = ? FROM _restore r
+            WHERE edge_prune_log.edge_id = r.edge_id AND edge_prune_log.run_id = r.run_id""",
+            [now],
+        )
+        restored = conn.execute("SELECT count(*) FROM _restore").fetchall()[0][0]
+        conn.execute("DROP TABLE _restore")
+    return restored
 
 
 # -- merge ------------------------------------------------------------------------------------------
@@ -446,28 +425,28 @@ class CommunityFinding:
     source: np.ndarray
     target: np.ndarray
     weight: np.ndarray
-    edge_ids: np.ndarray
+    edge_rows: np.ndarray  # each edge's kg_edges rowid (stable within the operation's transaction)
 
 
 def find_communities(conn, options) -> CommunityFinding:
     n = _node_index(conn)
     edges = _numpy(
         conn,
-        """SELECT e.edge_id, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
+        """SELECT e.rowid AS row, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
         JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
         WHERE e.source_id <> e.target_id""",
     )
     source, target = edges["si"].astype(np.int64), edges["ti"].astype(np.int64)
     weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
     if n == 0:
-        return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["edge_id"])
+        return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["row"])
     community = louvain(n, source, target, weight, options.community_resolution)
     sizes = np.bincount(community)
     order = np.argsort(-sizes, kind="stable")
     kept = int((sizes >= options.community_min_size).sum())
     rank_of = np.full(len(sizes), -1, dtype=np.int64)
     rank_of[order[:kept]] = np.arange(kept)
-    return CommunityFinding(rank_of[community], kept, source, target, weight, edges["edge_id"])
+    return CommunityFinding(rank_of[community], kept, source, target, weight, edges["row"])
 
 
 def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> list[dict]:
@@ -497,7 +476,7 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     sorted_ranks = rank[found.source][strongest]
     first = np.searchsorted(sorted_ranks, np.arange(found.count))
     strongest_edge = {
-        r: str(found.edge_ids[strongest[first[r]]])
+        r: int(found.edge_rows[strongest[first[r]]])
         for r in range(found.count)
         if first[r] < len(strongest) and sorted_ranks[first[r]] == r
     }
@@ -512,11 +491,11 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     )
     relations = dict(
         conn.execute(
-            """SELECT e.edge_id, coalesce(sn.name, e.source_id) || ' — ' || coalesce(tn.name, e.target_id)
+            """SELECT e.rowid, coalesce(sn.name, e.source_id) || ' — ' || coalesce(tn.name, e.target_id)
                       || coalesce(': ' || left(e.explanation, 160), '')
             FROM kg_edges e LEFT JOIN kg_nodes sn ON sn.node_id = e.source_id
             LEFT JOIN kg_nodes tn ON tn.node_id = e.target_id
-            WHERE e.edge_id IN (SELECT unnest(?::VARCHAR[]))""",
+            WHERE e.rowid IN (SELECT unnest(?::BIGINT[]))""",
             [list(strongest_edge.values())],
         ).fetchall()
     )

@@ -7,12 +7,27 @@ so a table never holds half a document.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+
+# kg_edges' columns after its key, shared with edge_prune_log (which keeps whole pruned rows)
+EDGE_FIELDS = """
+    source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
+    edge_type VARCHAR NOT NULL, strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL, last_activated_at TIMESTAMPTZ,
+    last_reinforced_at TIMESTAMPTZ, created_by VARCHAR NOT NULL, protected BOOLEAN NOT NULL,
+    explanation VARCHAR, keywords VARCHAR[], source_topic_key VARCHAR,
+    target_topic_key VARCHAR, support_count INTEGER NOT NULL"""
+EDGE_SUPPORT_COLUMNS = """
+    edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
+    collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]"""
+# a kg_edge_support row as a struct (a struct's fields take no NOT NULL): ``list(s)`` of its rows
+SUPPORT_ROWS_TYPE = f"STRUCT({EDGE_SUPPORT_COLUMNS.replace(' NOT NULL', '')})[]"
 
 # Column lists are the contract documented in the README ("Tables").
 SCHEMA: dict[str, str] = {
@@ -56,14 +71,7 @@ SCHEMA: dict[str, str] = {
     # edge_id is stored uncompressed: deleting rows of a table on disk removes their keys from the
     # primary-key index at commit, fetching each key from its column segment; from a compressed
     # (FSST) segment that costs ~18 us a row (1.7 s for 90k pruned edges of 1M), uncompressed 0.07 s
-    "kg_edges": """
-        edge_id VARCHAR USING COMPRESSION uncompressed PRIMARY KEY,
-        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL,
-        edge_type VARCHAR NOT NULL, strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL, last_activated_at TIMESTAMPTZ,
-        last_reinforced_at TIMESTAMPTZ, created_by VARCHAR NOT NULL, protected BOOLEAN NOT NULL,
-        explanation VARCHAR, keywords VARCHAR[], source_topic_key VARCHAR,
-        target_topic_key VARCHAR, support_count INTEGER NOT NULL""",
+    "kg_edges": f"edge_id VARCHAR USING COMPRESSION uncompressed PRIMARY KEY, {EDGE_FIELDS}",
     # what the graph last consumed of each document: its sync state
     "graph_documents": """
         document_id VARCHAR PRIMARY KEY, collection VARCHAR NOT NULL, input_key VARCHAR NOT NULL,
@@ -72,9 +80,7 @@ SCHEMA: dict[str, str] = {
     "kg_node_support": """
         node_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
         collection VARCHAR NOT NULL, name VARCHAR, description VARCHAR""",
-    "kg_edge_support": """
-        edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
-        collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]""",
+    "kg_edge_support": EDGE_SUPPORT_COLUMNS,
     # the knowledge merger (seed 000): proposed wiki pages, their plans, and each bundle's outcome
     "proposed_pages": """
         bundle_id VARCHAR NOT NULL, page_id VARCHAR NOT NULL, seq INTEGER NOT NULL, page_type VARCHAR NOT NULL,
@@ -106,12 +112,12 @@ SCHEMA: dict[str, str] = {
         accepted_recall DOUBLE, accepted BOOLEAN NOT NULL, labels_hash VARCHAR NOT NULL, graph_version VARCHAR,
         PRIMARY KEY (measured_at, collection, k)""",
     # consolidation (seed 002): what each run pruned, merged and found, enough to restore and explain it
-    "edge_prune_log": """
-        run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
-        source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
-        strength DOUBLE NOT NULL, decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL,
-        reason VARCHAR NOT NULL, edge_row JSON NOT NULL, support_rows JSON NOT NULL,
-        restored_at TIMESTAMPTZ""",
+    # the pruned kg_edges row in typed columns and its kg_edge_support rows as a list of structs:
+    # a third less to write and checkpoint than the same rows as JSON text, and queryable as they are
+    "edge_prune_log": f"""
+        run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL, {EDGE_FIELDS},
+        decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL, reason VARCHAR NOT NULL,
+        support_rows {SUPPORT_ROWS_TYPE} NOT NULL, restored_at TIMESTAMPTZ""",
     "consolidated_edges": """
         run_id VARCHAR NOT NULL, merged_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
         source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
@@ -209,10 +215,31 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
 def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
     for table, columns in SCHEMA.items():
         conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+    _migrate_json_prune_log(conn)
     for statement in INDEXES:
         conn.execute(statement)
     for view, sql in VIEWS.items():
         conn.execute(f"CREATE OR REPLACE VIEW {view} AS {sql}")
+
+
+def _migrate_json_prune_log(conn: duckdb.DuckDBPyConnection) -> None:
+    """A warehouse made before the typed prune log kept each pruned row and its support as JSON
+    (``edge_row``, ``support_rows``): rewrite its rows into the typed columns, once, in one transaction."""
+    if "edge_row" not in {name for name, _ in column_types(conn, "edge_prune_log")}:
+        return
+    edge_shape = json.dumps(dict(column_types(conn, "kg_edges")))
+    support_shape = json.dumps([dict(column_types(conn, "kg_edge_support"))])
+    with transaction(conn):
+        conn.execute("ALTER TABLE edge_prune_log RENAME TO edge_prune_log_json")
+        conn.execute(f"CREATE TABLE edge_prune_log ({SCHEMA['edge_prune_log']})")
+        conn.execute(
+            f"""INSERT INTO edge_prune_log BY NAME
+            SELECT run_id, pruned_at, decayed_strength, days_inactive, reason, restored_at,
+                   unnest(json_transform(edge_row, '{edge_shape}')),
+                   json_transform(support_rows, '{support_shape}') AS support_rows
+            FROM edge_prune_log_json"""
+        )
+        conn.execute("DROP TABLE edge_prune_log_json")
 
 
 def column_types(conn: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
