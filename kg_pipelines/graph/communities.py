@@ -43,21 +43,24 @@ def louvain(
     coarsen: bool = True,
 ) -> np.ndarray:
     """The community number of each of the ``n`` nodes (undirected edges ``source``-``target``)."""
+    adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
+    return _louvain(adjacency, resolution, seed, max_levels, max_sweeps, min_moved, coarsen)
+
+
+def _louvain(adjacency: csr_matrix, resolution, seed, max_levels, max_sweeps, min_moved, coarsen) -> np.ndarray:
+    n = adjacency.shape[0]
     if coarsen and n > COARSEN_ABOVE:
         # coarsen until the graph is small (or stops shrinking), Louvain on the coarse graph, then
         # one refinement on the whole graph: nodes of a coarse group may belong elsewhere (a
         # node's strongest link can leave its community), local moving from the projected communities
-        group_of, size, src, dst = np.arange(n), n, source, target
-        while size > COARSEN_ABOVE:
-            groups, group = strongest_neighbour_groups(size, src, dst, weight)
-            if groups > 0.9 * size:
+        group_of, coarse = np.arange(n), adjacency
+        while coarse.shape[0] > COARSEN_ABOVE:
+            groups, group = _strongest_neighbour_groups(coarse)
+            if groups > 0.9 * coarse.shape[0]:
                 break
-            group_of, size, src, dst = group[group_of], groups, group[src], group[dst]
-        found = louvain(
-            size,
-            src,
-            dst,
-            weight,
+            group_of, coarse = group[group_of], _aggregate(coarse, group, groups)
+        found = _louvain(
+            coarse,
             resolution,
             seed,
             max_levels,
@@ -65,26 +68,30 @@ def louvain(
             max(min_moved, LARGE_MIN_MOVED),
             coarsen=False,
         )
-        adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
-        refined, _ = _local_moving(
-            adjacency, resolution, np.random.default_rng(seed), REFINE_SWEEPS, LARGE_MIN_MOVED, found[group_of]
-        )
+        rng = np.random.default_rng(seed)
+        refined, _ = _local_moving(adjacency, resolution, rng, REFINE_SWEEPS, LARGE_MIN_MOVED, found[group_of])
         return np.unique(refined, return_inverse=True)[1]
     rng = np.random.default_rng(seed)
     membership = np.arange(n, dtype=np.int64)
-    src, dst, wt = source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64)
-    size = n
     for _level in range(max_levels):
-        adjacency = _symmetric(size, src, dst, wt)
         community, moved = _local_moving(adjacency, resolution, rng, max_sweeps, min_moved)
         if not moved:
             break
         labels, community = np.unique(community, return_inverse=True)
         membership = community[membership]
-        size = len(labels)
-        src, dst = community[src], community[dst]  # the aggregated graph: edges between communities
+        adjacency = _aggregate(adjacency, community, len(labels))  # communities become the nodes
     _, membership = np.unique(membership, return_inverse=True)
     return membership
+
+
+def _aggregate(adjacency: csr_matrix, group: np.ndarray, groups: int) -> csr_matrix:
+    """The graph whose nodes are the groups: Pᵀ A P, so an edge between two groups weighs the sum of
+    the edges between their members, and a group's diagonal holds twice its inner weight (the
+    self-loop convention of ``_symmetric``: a node's degree is still the sum of its members')."""
+    n = adjacency.shape[0]
+    member = csr_matrix((np.ones(n), (np.arange(n), group)), shape=(n, groups))
+    members = csr_matrix((np.ones(n), (group, np.arange(n))), shape=(groups, n))  # Pᵀ, built as CSR
+    return (members @ adjacency @ member).tocsr()
 
 
 def strongest_neighbour_groups(
@@ -93,9 +100,12 @@ def strongest_neighbour_groups(
     """(number of groups, group of each node): each node linked to its strongest neighbour (ties: the
     smallest index), groups = connected components of those links (a node without neighbours alone)."""
     adjacency = _symmetric(n, source.astype(np.int64), target.astype(np.int64), weight.astype(np.float64))
-    off = source != target
-    if not off.all():
-        adjacency = _symmetric(n, source[off].astype(np.int64), target[off].astype(np.int64), weight[off])
+    return _strongest_neighbour_groups(adjacency)
+
+
+def _strongest_neighbour_groups(adjacency: csr_matrix) -> tuple[int, np.ndarray]:
+    n = adjacency.shape[0]
+    adjacency = _without_diagonal(adjacency)
     counts = np.diff(adjacency.indptr)
     has = counts > 0
     rows = np.repeat(np.arange(n), counts)
@@ -105,6 +115,14 @@ def strongest_neighbour_groups(
     first = first[np.r_[True, rows[first][1:] != rows[first][:-1]]]
     links = coo_matrix((np.ones(len(first)), (rows[first], adjacency.indices[first])), shape=(n, n))
     return connected_components(links, directed=False)
+
+
+def _without_diagonal(adjacency: csr_matrix) -> csr_matrix:
+    """The same matrix without its self-loops (entries are kept in row order, sorted or not)."""
+    coo = adjacency.tocoo()
+    off = coo.row != coo.col
+    indptr = np.r_[0, np.cumsum(np.bincount(coo.row[off], minlength=adjacency.shape[0]))]
+    return csr_matrix((coo.data[off], coo.col[off], indptr), shape=adjacency.shape)
 
 
 def _symmetric(size: int, src: np.ndarray, dst: np.ndarray, wt: np.ndarray) -> csr_matrix:
@@ -123,9 +141,7 @@ def _local_moving(
     community = np.arange(size, dtype=np.int64) if initial is None else initial.astype(np.int64)
     if two_m == 0:
         return community, False
-    off_diagonal = adjacency.copy()
-    off_diagonal.setdiag(0)
-    off_diagonal.eliminate_zeros()
+    off_diagonal = _without_diagonal(adjacency)
     rows_of_nnz = None
     moved_any = False
     for _sweep in range(max_sweeps):
