@@ -97,8 +97,10 @@ def test_weak_inactive_edge_is_pruned_with_its_support_logged(tmp_path):
     assert result.report.pruned_edge_ids == ["ac"]
     assert (result.report.total, result.report.pruned, result.report.kept) == (5, 1, 4)
     assert "ac" not in b.edges()
-    log = b.conn.execute("SELECT reason, edge_row, support_rows FROM edge_prune_log").fetchall()
-    assert "weak" in log[0][0] and '"edge_id":"ac"' in log[0][1] and "doc-ac" in log[0][2]
+    log = b.conn.execute(
+        "SELECT reason, edge_id, source_id, target_id, support_rows[1].document_id, len(support_rows) FROM edge_prune_log"
+    ).fetchall()
+    assert "weak" in log[0][0] and log[0][1:] == ("ac", "a", "c", "doc-ac", 1)
     assert b.conn.execute("SELECT count(*) FROM kg_edge_support WHERE edge_id = 'ac'").fetchall()[0][0] == 0
 
 
@@ -332,6 +334,40 @@ def test_a_pruned_edge_can_be_restored_with_its_support(tmp_path):
     assert b.conn.execute("SELECT restored_at IS NOT NULL FROM edge_prune_log").fetchall() == [(True,)]
 
 
+def test_a_prune_log_kept_as_json_by_an_older_warehouse_is_migrated_and_still_restores(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b, keywords=["binds"])
+    b.run("prune")
+    edge_columns = ", ".join(name for name, _ in warehouse.column_types(b.conn, "kg_edges"))
+    # the layout of warehouses made before the typed log: the row and its support as JSON text
+    b.conn.execute(
+        f"""CREATE TABLE old_log AS SELECT run_id, pruned_at, edge_id, source_id, target_id, edge_type, strength,
+               decayed_strength, days_inactive, reason, to_json(struct_pack({edge_columns})) AS edge_row,
+               to_json(support_rows) AS support_rows, restored_at FROM edge_prune_log"""
+    )
+    b.conn.execute("DROP TABLE edge_prune_log")
+    b.conn.execute("ALTER TABLE old_log RENAME TO edge_prune_log")
+    b.conn.close()
+    warehouse._ready.clear()
+    b.conn = warehouse.connect(b.settings.warehouse_path)
+    columns = {name for name, _ in warehouse.column_types(b.conn, "edge_prune_log")}
+    assert "edge_row" not in columns and {"created_at", "keywords", "support_rows"} <= columns
+    assert restore_pruned_edges(b.conn, ["ac"]) == 1
+    row = b.conn.execute("SELECT strength, created_at, keywords FROM kg_edges WHERE edge_id = 'ac'").fetchall()
+    assert row == [(0.01, OLD, ["binds"])]
+    assert b.conn.execute("SELECT document_id FROM kg_edge_support WHERE edge_id = 'ac'").fetchall() == [("doc-ac",)]
+
+
+def test_restoring_skips_an_edge_whose_endpoint_is_gone(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b)
+    b.run("prune")
+    b.conn.execute("DELETE FROM kg_nodes WHERE node_id = 'c'")
+    assert restore_pruned_edges(b.conn, ["ac"]) == 0
+    assert "ac" not in b.edges()
+    assert b.conn.execute("SELECT restored_at FROM edge_prune_log").fetchall() == [(None,)]
+
+
 def test_reports_carry_the_seed_health_targets(tmp_path):
     b = Builder(tmp_path, decay_half_life_days=0)
     square_with_diagonal(b)
@@ -347,6 +383,31 @@ def test_sql_models_declare_what_they_read():
     assert graph_sql.model_inputs("topic_clusters") == ["kg_edges"]
     assert graph_sql.is_table_model("topic_clusters") and not graph_sql.is_table_model("graph_adjacency")
     assert graph_sql.view_order().index("graph_adjacency") < graph_sql.view_order().index("prune_candidates")
+
+
+def test_views_are_recreated_only_when_their_model_file_changes(tmp_path, monkeypatch):
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(graph_sql.SQL_DIR, models)
+    monkeypatch.setattr(graph_sql, "SQL_DIR", models)
+    conn = warehouse.connect(tmp_path / "kg.duckdb")
+    graph_sql.create_views(conn)
+    comments = "SELECT comment FROM duckdb_views() WHERE view_name = 'graph_adjacency'"
+    assert conn.execute(comments).fetchall() == [(graph_sql.model_hash("graph_adjacency"),)]
+
+    def must_not_parse():
+        raise AssertionError("unchanged views were parsed and recreated")
+
+    monkeypatch.setattr(graph_sql, "view_order", must_not_parse)
+    graph_sql.create_views(conn)  # nothing changed: one catalog query
+    monkeypatch.undo()
+    monkeypatch.setattr(graph_sql, "SQL_DIR", models)
+    path = models / "graph_adjacency.sql"
+    path.write_text(path.read_text().replace("e.strength", "e.strength, e.created_by"))
+    graph_sql.create_views(conn)
+    assert conn.execute(comments).fetchall() == [(graph_sql.model_hash("graph_adjacency"),)]
+    assert "created_by" in {r[0] for r in conn.execute("DESCRIBE graph_adjacency").fetchall()}
 
 
 def test_the_consolidation_core_never_imports_dagster():

@@ -83,9 +83,16 @@ def view_order() -> list[str]:
 
 
 def create_views(conn: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create every view model (cheap; keeps the views in step with the files)."""
+    """Keep the view models in step with their files: each view carries its file's hash as its
+    comment, and when any differs (or is missing) every view is recreated in dependency order.
+    Unchanged files cost one catalog query, not a sqlglot parse of every model."""
+    views = [n for n in model_names() if not is_table_model(n)]
+    stored = dict(conn.execute("SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
+    if all(stored.get(name) == model_hash(name) for name in views):
+        return
     for name in view_order():
         conn.execute(f"CREATE OR REPLACE VIEW {name} AS {model_sql(name)}")
+        conn.execute(f"COMMENT ON VIEW {name} IS '{model_hash(name)}'")
 
 
 def refresh_table_model(conn: duckdb.DuckDBPyConnection, name: str) -> int:
