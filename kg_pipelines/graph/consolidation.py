@@ -240,10 +240,11 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
 
 
 def _node_index(conn) -> int:
-    """Integer ids of the nodes that have edges (``_node_index``); their number."""
+    """Integer ids of the nodes that have edges (``_node_index``), in node id order (so sorting
+    indices sorts ids); their number."""
     conn.execute(
         """CREATE OR REPLACE TEMP TABLE _node_index AS
-        SELECT node_id, (row_number() OVER () - 1)::INTEGER AS idx
+        SELECT node_id, (row_number() OVER (ORDER BY node_id) - 1)::INTEGER AS idx
         FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
     )
     return conn.execute("SELECT count(*) FROM _node_index").fetchall()[0][0]
@@ -456,11 +457,15 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
         return []
     rank = found.rank
     node_ids = np.asarray(conn.sql("SELECT node_id FROM _node_index ORDER BY idx").fetchnumpy()["node_id"])
-    types = np.asarray(
-        conn.sql(
-            "SELECT coalesce(k.node_type, 'unknown') AS t FROM _node_index n LEFT JOIN kg_nodes k USING (node_id) "
-            "ORDER BY n.idx"
-        ).fetchnumpy()["t"]
+    # node types as codes in name order (counting codes per community is a bincount)
+    typed = conn.sql(
+        """SELECT n.idx, coalesce(k.node_type, 'unknown') AS t FROM _node_index n LEFT JOIN kg_nodes k USING (node_id)"""
+    )
+    type_names = [r[0] for r in typed.query("typed", "SELECT DISTINCT t FROM typed ORDER BY t").fetchall()]
+    type_code = np.asarray(
+        typed.query(
+            "typed", "SELECT (dense_rank() OVER (ORDER BY t) - 1)::INTEGER AS code FROM typed ORDER BY idx"
+        ).fetchnumpy()["code"]
     )
     inner = (rank[found.source] == rank[found.target]) & (rank[found.source] >= 0)
     inner_rank = rank[found.source][inner]
@@ -502,9 +507,9 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     described = []
     for r in range(found.count):
         group = by_degree[starts[r] : starts[r + 1]]
-        kinds, counts = np.unique(types[group], return_counts=True)
-        order = np.lexsort((kinds, -counts))[:3]
-        type_text = ", ".join(f"{kinds[i]} {counts[i]}" for i in order)
+        counts = np.bincount(type_code[group], minlength=len(type_names))
+        order = [i for i in np.lexsort((np.arange(len(counts)), -counts))[:3] if counts[i]]
+        type_text = ", ".join(f"{type_names[i]} {counts[i]}" for i in order)
         top_names = [names[int(i)] for i in top[r]]
         relation = relations.get(strongest_edge.get(r))
         summary = f"{len(group)} nodes ({type_text}); most connected: {', '.join(top_names)}"
@@ -516,7 +521,7 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
         described.append(
             {
                 "community_id": r,
-                "node_ids": sorted(node_ids[group].tolist()),
+                "node_ids": node_ids[np.sort(group)].tolist(),  # indices follow node id order
                 "node_count": len(group),
                 "edge_count": int(edge_count[r]),
                 "top_nodes": top_names,

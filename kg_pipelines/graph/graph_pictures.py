@@ -154,7 +154,7 @@ def consolidation_picture(picture: ConsolidationPicture, data_dir: Path) -> tupl
     before, after, shown = _before_after_edges(picture)
     nodes = _capped_nodes(before + after, shown)
     positions = layout(nodes, [(e.source, e.target) for e in before + after])
-    colors = _community_colors(picture.communities)
+    colors = _community_colors(picture.communities, nodes)
     labels = {n: picture.node_names.get(n, n) for n in nodes}
     dry = " (dry run: nothing was changed)" if picture.dry_run else ""
     legend = (
@@ -217,10 +217,11 @@ def _capped_nodes(edges: Sequence[DrawnEdge], first: Sequence[str]) -> list[str]
     return nodes
 
 
-def _community_colors(communities: Sequence[dict]) -> dict[str, str]:
-    colors = {}
+def _community_colors(communities: Sequence[dict], drawn: Sequence[str]) -> dict[str, str]:
+    """The colour of each drawn node's community (communities may hold every node of the graph)."""
+    drawn_set, colors = set(drawn), {}
     for i, c in enumerate(communities):
-        for node in c.get("node_ids") or []:
+        for node in drawn_set.intersection(c.get("node_ids") or []):
             colors[node] = _PALETTE[i % len(_PALETTE)]
     return colors
 
