@@ -98,7 +98,8 @@ def test_weak_inactive_edge_is_pruned_with_its_support_logged(tmp_path):
     assert (result.report.total, result.report.pruned, result.report.kept) == (5, 1, 4)
     assert "ac" not in b.edges()
     log = b.conn.execute(
-        "SELECT reason, edge_id, source_id, target_id, support_rows[1].document_id, len(support_rows) FROM edge_prune_log"
+        "SELECT reason, edge_id, source_id, target_id, support_rows[1].document_id, len(support_rows) "
+        "FROM edge_prune_log"
     ).fetchall()
     assert "weak" in log[0][0] and log[0][1:] == ("ac", "a", "c", "doc-ac", 1)
     assert b.conn.execute("SELECT count(*) FROM kg_edge_support WHERE edge_id = 'ac'").fetchall()[0][0] == 0
@@ -203,7 +204,9 @@ def test_merge_follows_the_seed_example(tmp_path):
     row = b.conn.execute(
         "SELECT absorbed_edge_ids, old_strength, new_strength, absorbed_edges FROM consolidated_edges"
     ).fetchall()[0]
-    assert row[0] == ["sim"] and row[1:3] == (0.5, 0.65) and "auto-detected" in row[3]  # original explanation kept
+    assert row[0] == ["sim"] and row[1:3] == (0.5, 0.65)
+    assert [(e["edge_id"], e["edge_type"], e["strength"]) for e in row[3]] == [("sim", "similar", 0.3)]
+    assert "auto-detected" in row[3][0]["explanation"]  # the original explanation is kept
     assert b.conn.execute("SELECT * FROM edge_aliases").fetchall()[0][:2] == ("sim", "ext")
 
 
@@ -334,10 +337,12 @@ def test_a_pruned_edge_can_be_restored_with_its_support(tmp_path):
     assert b.conn.execute("SELECT restored_at IS NOT NULL FROM edge_prune_log").fetchall() == [(True,)]
 
 
-def test_a_prune_log_kept_as_json_by_an_older_warehouse_is_migrated_and_still_restores(tmp_path):
+def test_rows_kept_as_json_by_an_older_warehouse_are_migrated_and_still_restore(tmp_path):
     b = Builder(tmp_path, decay_half_life_days=0)
     square_with_diagonal(b, keywords=["binds"])
     b.run("prune")
+    b.edge("ba", "b", "a", 0.3, edge_type="similar")
+    b.run("merge-edges")
     edge_columns = ", ".join(name for name, _ in warehouse.column_types(b.conn, "kg_edges"))
     # the layout of warehouses made before the typed log: the row and its support as JSON text
     b.conn.execute(
@@ -347,11 +352,19 @@ def test_a_prune_log_kept_as_json_by_an_older_warehouse_is_migrated_and_still_re
     )
     b.conn.execute("DROP TABLE edge_prune_log")
     b.conn.execute("ALTER TABLE old_log RENAME TO edge_prune_log")
+    b.conn.execute(
+        "CREATE TABLE old_merges AS "
+        "SELECT * REPLACE (to_json(absorbed_edges) AS absorbed_edges) FROM consolidated_edges"
+    )
+    b.conn.execute("DROP TABLE consolidated_edges")
+    b.conn.execute("ALTER TABLE old_merges RENAME TO consolidated_edges")
     b.conn.close()
     warehouse._ready.clear()
     b.conn = warehouse.connect(b.settings.warehouse_path)
     columns = {name for name, _ in warehouse.column_types(b.conn, "edge_prune_log")}
     assert "edge_row" not in columns and {"created_at", "keywords", "support_rows"} <= columns
+    absorbed = b.conn.execute("SELECT absorbed_edges[1] FROM consolidated_edges").fetchall()[0][0]
+    assert (absorbed["edge_id"], absorbed["edge_type"], absorbed["created_at"]) == ("ba", "similar", OLD)
     assert restore_pruned_edges(b.conn, ["ac"]) == 1
     row = b.conn.execute("SELECT strength, created_at, keywords FROM kg_edges WHERE edge_id = 'ac'").fetchall()
     assert row == [(0.01, OLD, ["binds"])]

@@ -356,7 +356,7 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
             SELECT ?, ?, m.edge_id, m.source_id, m.target_id, m.edge_type, m.absorbed_edge_ids, m.edge_count,
                    m.old_strength, m.new_strength, m.activation_count, a.rows
             FROM _merge m JOIN (
-                SELECT x.edge_id, '[' || string_agg(to_json(e)::VARCHAR, ',' ORDER BY e.edge_id) || ']' AS rows
+                SELECT x.edge_id, list(e ORDER BY e.edge_id) AS rows
                 FROM _absorbed x JOIN kg_edges e ON e.edge_id = x.absorbed_edge_id
                 GROUP BY x.edge_id) a USING (edge_id)""",
             [run_id, now],
@@ -459,7 +459,8 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     node_ids = np.asarray(conn.sql("SELECT node_id FROM _node_index ORDER BY idx").fetchnumpy()["node_id"])
     # node types as codes in name order (counting codes per community is a bincount)
     typed = conn.sql(
-        """SELECT n.idx, coalesce(k.node_type, 'unknown') AS t FROM _node_index n LEFT JOIN kg_nodes k USING (node_id)"""
+        """SELECT n.idx, coalesce(k.node_type, 'unknown') AS t
+        FROM _node_index n LEFT JOIN kg_nodes k USING (node_id)"""
     )
     type_names = [r[0] for r in typed.query("typed", "SELECT DISTINCT t FROM typed ORDER BY t").fetchall()]
     type_code = np.asarray(

@@ -11,6 +11,28 @@ _DOCUMENT_ID = "Document the row comes from (documents.document_id: `<collection
 _CHUNK_ID = "Chunk the row comes from (chunks.chunk_id)."
 _COLLECTION = "Knowledge collection of the document (its inbox sub-folder, or `ingest --collection`)."
 
+_EDGE_COLUMNS = {
+    "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
+    "source_id": "Node the edge starts at (kg_nodes.node_id).",
+    "target_id": "Node the edge points to (kg_nodes.node_id).",
+    "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk), "
+    "TITLE_OF (title -> chunk of its document), NAMES (title -> entity of the same normalized name); "
+    "implemented_by / requires_env / uses_heuristic between wiki pages (the merger).",
+    "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
+    "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
+    "created_at": "When the edge was created (kept when documents are ingested again).",
+    "last_activated_at": "When retrieval last activated the edge; NULL until then.",
+    "last_reinforced_at": "When a newly supporting document last reinforced the edge; NULL until then.",
+    "created_by": "pipeline / user / merger; ingestion only updates and deletes what the pipeline made.",
+    "protected": "True when consolidation must never prune the edge (marked important by a user).",
+    "explanation": "Why the edge exists: the relationship description, the entity description (MENTIONS) "
+    "or the question (ANSWERS_IN), from the earliest supporting chunk.",
+    "keywords": "Distinct relationship tags over all support, sorted (empty for MENTIONS and ANSWERS_IN).",
+    "source_topic_key": "topic_key of the source node.",
+    "target_topic_key": "topic_key of the target node.",
+    "support_count": "Supporting chunks: the edge's rows in kg_edge_support.",
+}
+
 COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "documents": {
         "document_id": "Stable id and Dagster partition key: `<collection>/<relative path>` "
@@ -126,27 +148,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "metadata": "JSON object of further attributes (`{}` when the pipeline creates the node).",
         "merge_history": "JSON list of the merges that folded duplicates into this node (`[]` until a merge).",
     },
-    "kg_edges": {
-        "edge_id": "`<edge_type>:<source_id>-><target_id>`.",
-        "source_id": "Node the edge starts at (kg_nodes.node_id).",
-        "target_id": "Node the edge points to (kg_nodes.node_id).",
-        "edge_type": "RELATED (entity -> entity), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk), "
-        "TITLE_OF (title -> chunk of its document), NAMES (title -> entity of the same normalized name); "
-        "implemented_by / requires_env / uses_heuristic between wiki pages (the merger).",
-        "strength": "0 to 1: 0.5 when created, then 1 - (1 - strength) x 0.9 for each further supporting document.",
-        "activation_count": "How often retrieval activated the edge (0 from the pipeline; kept on re-ingestion).",
-        "created_at": "When the edge was created (kept when documents are ingested again).",
-        "last_activated_at": "When retrieval last activated the edge; NULL until then.",
-        "last_reinforced_at": "When a newly supporting document last reinforced the edge; NULL until then.",
-        "created_by": "pipeline / user / merger; ingestion only updates and deletes what the pipeline made.",
-        "protected": "True when consolidation must never prune the edge (marked important by a user).",
-        "explanation": "Why the edge exists: the relationship description, the entity description (MENTIONS) "
-        "or the question (ANSWERS_IN), from the earliest supporting chunk.",
-        "keywords": "Distinct relationship tags over all support, sorted (empty for MENTIONS and ANSWERS_IN).",
-        "source_topic_key": "topic_key of the source node.",
-        "target_topic_key": "topic_key of the target node.",
-        "support_count": "Supporting chunks: the edge's rows in kg_edge_support.",
-    },
+    "kg_edges": _EDGE_COLUMNS,
     "graph_documents": {
         "document_id": "Document whose stage outputs the graph last consumed (documents.document_id).",
         "collection": _COLLECTION,
@@ -258,9 +260,14 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "days_inactive": "Days since last activated, else reinforced, else created.",
         "reason": "Why it went: the prune rule's conditions that held (weak, inactive, not a bridge, not user-made, "
         "not protected).",
-        "edge_row": "The whole kg_edges row as JSON: restoring the edge re-inserts it.",
-        "support_rows": "Its kg_edge_support rows as a JSON list (moved here from the provenance table).",
+        "support_rows": "Its kg_edge_support rows as a list of structs (moved here from the provenance table).",
         "restored_at": "When the edge was put back (NULL while it stays pruned).",
+        # the rest of the pruned kg_edges row, as it was (restoring the edge re-inserts these columns)
+        **{
+            name: f"As in kg_edges when pruned: {text[0].lower()}{text[1:]}"
+            for name, text in _EDGE_COLUMNS.items()
+            if name not in ("edge_id", "source_id", "target_id", "edge_type", "strength")
+        },
     },
     "consolidated_edges": {
         "run_id": "Consolidation run that merged the duplicates (consolidation_reports.run_id).",
@@ -274,7 +281,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "old_strength": "The surviving edge's strength before the merge (the group's maximum).",
         "new_strength": "min(1, max + 0.5 x sum(others)), rounded to 2 decimals.",
         "activation_count": "Sum of the group's activation counts.",
-        "absorbed_edges": "The absorbed kg_edges rows as JSON (original explanations, types, strengths).",
+        "absorbed_edges": "The absorbed kg_edges rows as a list of structs (original explanations, types, strengths).",
     },
     "edge_aliases": {
         "absorbed_edge_id": "An edge id absorbed by a merge.",

@@ -26,8 +26,10 @@ EDGE_FIELDS = """
 EDGE_SUPPORT_COLUMNS = """
     edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
     collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]"""
-# a kg_edge_support row as a struct (a struct's fields take no NOT NULL): ``list(s)`` of its rows
+# rows kept inside another table's row, as lists of structs (a struct's fields take no NOT NULL):
+# ``list(s)`` of kg_edge_support rows, ``list(e)`` of kg_edges rows
 SUPPORT_ROWS_TYPE = f"STRUCT({EDGE_SUPPORT_COLUMNS.replace(' NOT NULL', '')})[]"
+EDGE_ROWS_TYPE = f"STRUCT(edge_id VARCHAR, {EDGE_FIELDS.replace(' NOT NULL', '')})[]"
 
 # Column lists are the contract documented in the README ("Tables").
 SCHEMA: dict[str, str] = {
@@ -118,12 +120,12 @@ SCHEMA: dict[str, str] = {
         run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL, {EDGE_FIELDS},
         decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL, reason VARCHAR NOT NULL,
         support_rows {SUPPORT_ROWS_TYPE} NOT NULL, restored_at TIMESTAMPTZ""",
-    "consolidated_edges": """
+    "consolidated_edges": f"""
         run_id VARCHAR NOT NULL, merged_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
         source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
         absorbed_edge_ids VARCHAR[] NOT NULL, edge_count INTEGER NOT NULL, old_strength DOUBLE NOT NULL,
-        new_strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL, absorbed_edges JSON NOT NULL,
-        PRIMARY KEY (run_id, edge_id)""",
+        new_strength DOUBLE NOT NULL, activation_count INTEGER NOT NULL,
+        absorbed_edges {EDGE_ROWS_TYPE} NOT NULL, PRIMARY KEY (run_id, edge_id)""",
     # an edge id absorbed by a merge -> the edge that carries it now (ingestion redirects its support)
     "edge_aliases": """
         absorbed_edge_id VARCHAR PRIMARY KEY, edge_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL""",
@@ -215,31 +217,43 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
 def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
     for table, columns in SCHEMA.items():
         conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
-    _migrate_json_prune_log(conn)
+    _migrate_json_row_columns(conn)
     for statement in INDEXES:
         conn.execute(statement)
     for view, sql in VIEWS.items():
         conn.execute(f"CREATE OR REPLACE VIEW {view} AS {sql}")
 
 
-def _migrate_json_prune_log(conn: duckdb.DuckDBPyConnection) -> None:
-    """A warehouse made before the typed prune log kept each pruned row and its support as JSON
-    (``edge_row``, ``support_rows``): rewrite its rows into the typed columns, once, in one transaction."""
-    if "edge_row" not in {name for name, _ in column_types(conn, "edge_prune_log")}:
-        return
-    edge_shape = json.dumps(dict(column_types(conn, "kg_edges")))
-    support_shape = json.dumps([dict(column_types(conn, "kg_edge_support"))])
-    with transaction(conn):
-        conn.execute("ALTER TABLE edge_prune_log RENAME TO edge_prune_log_json")
-        conn.execute(f"CREATE TABLE edge_prune_log ({SCHEMA['edge_prune_log']})")
-        conn.execute(
-            f"""INSERT INTO edge_prune_log BY NAME
-            SELECT run_id, pruned_at, decayed_strength, days_inactive, reason, restored_at,
-                   unnest(json_transform(edge_row, '{edge_shape}')),
-                   json_transform(support_rows, '{support_shape}') AS support_rows
-            FROM edge_prune_log_json"""
+def _migrate_json_row_columns(conn: duckdb.DuckDBPyConnection) -> None:
+    """Warehouses made before rows were kept as lists of structs stored them as JSON text (the prune
+    log's ``edge_row`` / ``support_rows``, ``consolidated_edges.absorbed_edges``): rewrite those
+    tables into the typed columns, once each, in one transaction (``json_transform`` does the casts)."""
+    edge = dict(column_types(conn, "kg_edges"))
+    support = dict(column_types(conn, "kg_edge_support"))
+    types = dict(column_types(conn, "edge_prune_log"))
+    if "edge_row" in types:
+        _rewrite_table(
+            conn,
+            "edge_prune_log",
+            f"""SELECT run_id, pruned_at, decayed_strength, days_inactive, reason, restored_at,
+                   unnest(json_transform(edge_row, '{json.dumps(edge)}')),
+                   json_transform(support_rows, '{json.dumps([support])}') AS support_rows""",
         )
-        conn.execute("DROP TABLE edge_prune_log_json")
+    if dict(column_types(conn, "consolidated_edges"))["absorbed_edges"] == "JSON":
+        _rewrite_table(
+            conn,
+            "consolidated_edges",
+            f"""SELECT * REPLACE (json_transform(absorbed_edges, '{json.dumps([edge])}') AS absorbed_edges)""",
+        )
+
+
+def _rewrite_table(conn: duckdb.DuckDBPyConnection, table: str, select: str) -> None:
+    """Recreate ``table`` with its current definition, its rows converted by ``select`` (FROM the old table)."""
+    with transaction(conn):
+        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_old")
+        conn.execute(f"CREATE TABLE {table} ({SCHEMA[table]})")
+        conn.execute(f"INSERT INTO {table} BY NAME {select} FROM {table}_old")
+        conn.execute(f"DROP TABLE {table}_old")
 
 
 def column_types(conn: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
