@@ -189,15 +189,18 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     )
     kept_true_bridge = kept_connectivity = 0
     if options.true_bridges and candidates - seed_bridges > 0:
-        pruned_ids, kept_true_bridge, kept_connectivity = _prune_keeping_connectivity(conn)
-        pruned_table = pa.table({"edge_id": pa.array(pruned_ids, pa.string())})
+        kept_rows, kept_true_bridge, kept_connectivity = _prune_keeping_connectivity(conn)
+        conn.register("_kept_rows", pa.table({"row": pa.array(kept_rows, pa.int64())}))
+        run(
+            """CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _prune_idx
+            WHERE removable AND rowid NOT IN (SELECT row FROM _kept_rows)"""
+        )
+        conn.unregister("_kept_rows")
     else:
-        pruned_table = conn.sql(
+        run(
+            "CREATE OR REPLACE TEMP TABLE _pruned AS "
             "SELECT edge_id FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
-        ).fetch_arrow_table()
-    conn.register("_pruned_view", pruned_table)
-    run("CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _pruned_view")
-    conn.unregister("_pruned_view")
+        )
     ids = conn.sql("SELECT edge_id FROM _pruned ORDER BY edge_id").fetchnumpy()["edge_id"].tolist()
     pruned_rows = fetch_dicts(
         conn,
@@ -254,9 +257,9 @@ def _numpy(conn, sql: str) -> dict[str, np.ndarray]:
     return {k: np.asarray(v) for k, v in conn.sql(sql).fetchnumpy().items()}
 
 
-def _prune_keeping_connectivity(conn) -> tuple[list[str], int, int]:
-    """(pruned edge ids, kept as true bridges, kept to keep a candidate-only cycle from splitting
-    a component). See the module docstring."""
+def _prune_keeping_connectivity(conn) -> tuple[np.ndarray, int, int]:
+    """(the ``_prune_idx`` rowids of the removable edges that stay, kept as true bridges, kept to
+    keep a candidate-only cycle from splitting a component). See the module docstring."""
     n = _node_index(conn)
     conn.execute(
         """CREATE OR REPLACE TEMP TABLE _prune_idx AS
@@ -266,7 +269,9 @@ def _prune_keeping_connectivity(conn) -> tuple[list[str], int, int]:
         JOIN _node_index t ON t.node_id = p.target_id"""
     )
     stay = _numpy(conn, "SELECT si, ti FROM _prune_idx WHERE NOT removable")
-    cand = _numpy(conn, "SELECT edge_id, si, ti, decayed_strength FROM _prune_idx WHERE removable ORDER BY edge_id")
+    cand = _numpy(
+        conn, "SELECT rowid AS row, si, ti, decayed_strength FROM _prune_idx WHERE removable ORDER BY edge_id"
+    )
     graph = coo_matrix((np.ones(len(stay["si"]), dtype=np.int8), (stay["si"], stay["ti"])), shape=(n, n))
     _, component = connected_components(graph, directed=False)
     a, b = component[cand["si"]], component[cand["ti"]]
@@ -297,7 +302,7 @@ def _prune_keeping_connectivity(conn) -> tuple[list[str], int, int]:
             }
             bridges = sum(1 for k in pair_keys[in_tree].tolist() if k in bridge_keys)
     kept = int(keep.sum())
-    return cand["edge_id"][~keep].tolist(), bridges, kept - bridges
+    return cand["row"][keep], bridges, kept - bridges
 
 
 def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None) -> int:
@@ -356,7 +361,7 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
             SELECT ?, ?, m.edge_id, m.source_id, m.target_id, m.edge_type, m.absorbed_edge_ids, m.edge_count,
                    m.old_strength, m.new_strength, m.activation_count, a.rows
             FROM _merge m JOIN (
-                SELECT x.edge_id, list(e ORDER BY e.edge_id) AS rows
+                SELECT x.edge_id, list_sort(list(e)) AS rows  -- rows in edge id order (its first field)
                 FROM _absorbed x JOIN kg_edges e ON e.edge_id = x.absorbed_edge_id
                 GROUP BY x.edge_id) a USING (edge_id)""",
             [run_id, now],
