@@ -192,35 +192,32 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
         kept_rows, kept_true_bridge, kept_connectivity = _prune_keeping_connectivity(conn)
         conn.register("_kept_rows", pa.table({"row": pa.array(kept_rows, pa.int64())}))
         run(
-            """CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id FROM _prune_idx
-            WHERE removable AND rowid NOT IN (SELECT row FROM _kept_rows)"""
+            """CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id, decayed_strength, days_inactive
+            FROM _prune_idx WHERE removable AND rowid NOT IN (SELECT row FROM _kept_rows)"""
         )
         conn.unregister("_kept_rows")
     else:
         run(
-            "CREATE OR REPLACE TEMP TABLE _pruned AS "
-            "SELECT edge_id FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
+            "CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id, decayed_strength, days_inactive "
+            "FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
         )
     ids = conn.sql("SELECT edge_id FROM _pruned ORDER BY edge_id").fetchnumpy()["edge_id"].tolist()
     pruned_rows = fetch_dicts(
         conn,
-        f"""SELECT p.edge_id, p.source_id, p.target_id, p.edge_type, p.strength, p.decayed_strength,
+        f"""SELECT p.edge_id, e.source_id, e.target_id, e.edge_type, e.strength, p.decayed_strength,
                   p.days_inactive, {reasons} AS reason
-           FROM _prune_eval p WHERE p.edge_id IN (SELECT edge_id FROM _pruned) ORDER BY p.edge_id
-           LIMIT {PICTURED_ROWS}""",
+           FROM (SELECT * FROM _pruned ORDER BY edge_id LIMIT {PICTURED_ROWS}) p JOIN kg_edges e USING (edge_id)
+           ORDER BY p.edge_id""",
     )
     if not dry_run and ids:
-        # the whole row, its figures and its support rows (a list of structs), joined on the pruned
-        # ids only: the join never touches every edge's row of _prune_eval
+        # the whole row, its figures (carried by _pruned) and its support rows (a list of structs)
         run(
             f"""INSERT INTO edge_prune_log BY NAME
-            WITH pruned_edges AS (SELECT e.* FROM kg_edges e SEMI JOIN _pruned x ON x.edge_id = e.edge_id),
-            figures AS (SELECT * FROM _prune_eval SEMI JOIN _pruned USING (edge_id)),
-            pruned_support AS (SELECT es.edge_id, list(es) AS support_rows FROM kg_edge_support es
-                               SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
+            WITH pruned_support AS (SELECT es.edge_id, list(es) AS support_rows FROM kg_edge_support es
+                                    SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
             SELECT ? AS run_id, ? AS pruned_at, e.*, p.decayed_strength, p.days_inactive, {reasons} AS reason,
                    coalesce(s.support_rows, []) AS support_rows
-            FROM pruned_edges e JOIN figures p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
+            FROM kg_edges e JOIN _pruned p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
             [run_id, now],
         )
         run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
@@ -242,12 +239,13 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     )
 
 
-def _node_index(conn) -> int:
-    """Integer ids of the nodes that have edges (``_node_index``), in node id order (so sorting
-    indices sorts ids); their number."""
+def _node_index(conn, in_id_order: bool = False) -> int:
+    """Integer ids of the nodes that have edges (``_node_index``), if asked in node id order (so
+    sorting indices sorts ids: a sort of every id, seconds on millions of nodes); their number."""
+    order = "ORDER BY node_id" if in_id_order else ""
     conn.execute(
-        """CREATE OR REPLACE TEMP TABLE _node_index AS
-        SELECT node_id, (row_number() OVER (ORDER BY node_id) - 1)::INTEGER AS idx
+        f"""CREATE OR REPLACE TEMP TABLE _node_index AS
+        SELECT node_id, (row_number() OVER ({order}) - 1)::INTEGER AS idx
         FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
     )
     return conn.execute("SELECT count(*) FROM _node_index").fetchall()[0][0]
@@ -263,7 +261,7 @@ def _prune_keeping_connectivity(conn) -> tuple[np.ndarray, int, int]:
     n = _node_index(conn)
     conn.execute(
         """CREATE OR REPLACE TEMP TABLE _prune_idx AS
-        SELECT p.edge_id, s.idx AS si, t.idx AS ti, p.decayed_strength,
+        SELECT p.edge_id, s.idx AS si, t.idx AS ti, p.decayed_strength, p.days_inactive,
                p.is_candidate AND NOT p.seed_bridge AS removable
         FROM _prune_eval p JOIN _node_index s ON s.node_id = p.source_id
         JOIN _node_index t ON t.node_id = p.target_id"""
@@ -435,7 +433,7 @@ class CommunityFinding:
 
 
 def find_communities(conn, options) -> CommunityFinding:
-    n = _node_index(conn)
+    n = _node_index(conn, in_id_order=True)  # the member lists are then sorted by sorting indices
     edges = _numpy(
         conn,
         """SELECT e.rowid AS row, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
