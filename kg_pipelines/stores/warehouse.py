@@ -228,10 +228,19 @@ def _migrate_json_row_columns(conn: duckdb.DuckDBPyConnection) -> None:
     """Warehouses made before rows were kept as lists of structs stored them as JSON text (the prune
     log's ``edge_row`` / ``support_rows``, ``consolidated_edges.absorbed_edges``): rewrite those
     tables into the typed columns, once each, in one transaction (``json_transform`` does the casts)."""
+    old_tables = {
+        table
+        for (table,) in conn.execute(
+            """SELECT table_name FROM duckdb_columns() WHERE data_type = 'JSON' AND (
+                   (table_name = 'edge_prune_log' AND column_name = 'edge_row')
+                   OR (table_name = 'consolidated_edges' AND column_name = 'absorbed_edges'))"""
+        ).fetchall()
+    }
+    if not old_tables:  # the usual case: one catalog query when a process first opens the file
+        return
     edge = dict(column_types(conn, "kg_edges"))
     support = dict(column_types(conn, "kg_edge_support"))
-    types = dict(column_types(conn, "edge_prune_log"))
-    if "edge_row" in types:
+    if "edge_prune_log" in old_tables:
         _rewrite_table(
             conn,
             "edge_prune_log",
@@ -239,7 +248,7 @@ def _migrate_json_row_columns(conn: duckdb.DuckDBPyConnection) -> None:
                    unnest(json_transform(edge_row, '{json.dumps(edge)}')),
                    json_transform(support_rows, '{json.dumps([support])}') AS support_rows""",
         )
-    if dict(column_types(conn, "consolidated_edges"))["absorbed_edges"] == "JSON":
+    if "consolidated_edges" in old_tables:
         _rewrite_table(
             conn,
             "consolidated_edges",
