@@ -508,3 +508,25 @@ def test_louvain_on_the_coarse_graph_of_a_large_graph_finds_the_planted_communit
     assert len(found & planted_groups) >= 5  # most planted groups come back whole
     unweighted = communities.modularity(240, edges[:, 0], edges[:, 1], np.ones(len(edges)), ours)
     assert unweighted >= reference - 0.05
+
+
+def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
+    """A sweep computes its moves block by block (small arrays); every block reads the sweep's start
+    state, so the partition is the one computed in a single block, with or without coarsening."""
+    import networkx as nx
+    import numpy as np
+
+    from kg_pipelines.graph import communities
+
+    planted = nx.planted_partition_graph(6, 25, 0.3, 0.02, seed=5)
+    edges = np.array(list(planted.edges()))
+    n = planted.number_of_nodes() + 3  # three nodes without edges: leading and trailing empty rows
+    source, target = edges[:, 0] + 1, edges[:, 1] + 1
+    weight = np.random.default_rng(2).uniform(0.1, 1.0, len(edges))
+    monkeypatch.setattr(communities, "COARSEN_ABOVE", 60)
+    whole = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
+    monkeypatch.setattr(communities, "BLOCK_ENTRIES", 7)  # dozens of blocks per sweep
+    blocked = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
+    for one, many in zip(whole, blocked, strict=True):
+        assert one.tolist() == many.tolist()
+        assert len(set(one[[0, n - 2, n - 1]].tolist())) == 3 and len(np.unique(one)) < n // 4

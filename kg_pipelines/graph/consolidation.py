@@ -440,7 +440,7 @@ def find_communities(conn, options) -> CommunityFinding:
         JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
         WHERE e.source_id <> e.target_id""",
     )
-    source, target = edges["si"].astype(np.int64), edges["ti"].astype(np.int64)
+    source, target = edges["si"], edges["ti"]  # 32-bit node numbers
     weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
     if n == 0:
         return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["row"])
