@@ -6,9 +6,12 @@
 -- is_candidate: weak (decayed strength < threshold) AND inactive AND not user-made AND not protected
 -- AND not structural.
 -- seed_bridge: the seed's isBridgeEdge, the only edge of either endpoint in the adjacency.
+-- source_node / target_node: the endpoints' numbers among the adjacency's nodes (0 .. nodes - 1, in
+-- no particular order), so that graph algorithms work on integers without a join of their own.
 -- True bridges (removal disconnects a component) need a graph algorithm: Python adds them.
 WITH degree AS (
-    SELECT a.node_id, count(*) AS degree FROM graph_adjacency AS a GROUP BY a.node_id
+    SELECT a.node_id, count(*) AS degree, (row_number() OVER () - 1)::INTEGER AS node_number
+    FROM graph_adjacency AS a GROUP BY a.node_id
 ),
 scored AS (
     SELECT
@@ -31,7 +34,9 @@ SELECT
     s.created_by = 'user' AS user_made,
     list_contains(getvariable('structural_edge_types'), s.edge_type) AS structural,
     least(sd.degree, td.degree) <= 1 AS seed_bridge,
-    weak AND inactive AND NOT user_made AND NOT s.protected AND NOT structural AS is_candidate
+    weak AND inactive AND NOT user_made AND NOT s.protected AND NOT structural AS is_candidate,
+    sd.node_number AS source_node,
+    td.node_number AS target_node
 FROM scored AS s
 LEFT JOIN degree AS sd ON sd.node_id = s.source_id
 LEFT JOIN degree AS td ON td.node_id = s.target_id

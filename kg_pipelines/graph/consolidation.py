@@ -177,10 +177,17 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     """Seed 002 section 2, with decay before the threshold and true-bridge protection (the
     caller holds the transaction and has set the model variables)."""
     run = conn.execute
-    run("CREATE OR REPLACE TEMP TABLE _prune_eval AS SELECT * FROM prune_candidates")
+    # what the rest reads of every edge (not its whole row: ten million rows are many columns)
+    run(
+        """CREATE OR REPLACE TEMP TABLE _prune_eval AS
+        SELECT edge_id, source_node, target_node, decayed_strength, days_inactive, is_candidate, seed_bridge,
+               is_candidate AND NOT seed_bridge AS removable,
+               structural AND weak AND inactive AND NOT user_made AND NOT protected AS kept_structural
+        FROM prune_candidates"""
+    )
     total, candidates, seed_bridges, structural = run(
         """SELECT count(*), count(*) FILTER (is_candidate), count(*) FILTER (is_candidate AND seed_bridge),
-                  count(*) FILTER (structural AND weak AND inactive AND NOT user_made AND NOT protected)
+                  count(*) FILTER (kept_structural)
         FROM _prune_eval"""
     ).fetchall()[0]
     reasons = (
@@ -193,13 +200,13 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
         conn.register("_kept_rows", pa.table({"row": pa.array(kept_rows, pa.int64())}))
         run(
             """CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id, decayed_strength, days_inactive
-            FROM _prune_idx WHERE removable AND rowid NOT IN (SELECT row FROM _kept_rows)"""
+            FROM _prune_eval WHERE removable AND rowid NOT IN (SELECT row FROM _kept_rows)"""
         )
         conn.unregister("_kept_rows")
     else:
         run(
             "CREATE OR REPLACE TEMP TABLE _pruned AS SELECT edge_id, decayed_strength, days_inactive "
-            "FROM _prune_eval WHERE is_candidate AND NOT seed_bridge"
+            "FROM _prune_eval WHERE removable"
         )
     ids = conn.sql("SELECT edge_id FROM _pruned ORDER BY edge_id").fetchnumpy()["edge_id"].tolist()
     pruned_rows = fetch_dicts(
@@ -256,19 +263,15 @@ def _numpy(conn, sql: str) -> dict[str, np.ndarray]:
 
 
 def _prune_keeping_connectivity(conn) -> tuple[np.ndarray, int, int]:
-    """(the ``_prune_idx`` rowids of the removable edges that stay, kept as true bridges, kept to
-    keep a candidate-only cycle from splitting a component). See the module docstring."""
-    n = _node_index(conn)
-    conn.execute(
-        """CREATE OR REPLACE TEMP TABLE _prune_idx AS
-        SELECT p.edge_id, s.idx AS si, t.idx AS ti, p.decayed_strength, p.days_inactive,
-               p.is_candidate AND NOT p.seed_bridge AS removable
-        FROM _prune_eval p JOIN _node_index s ON s.node_id = p.source_id
-        JOIN _node_index t ON t.node_id = p.target_id"""
-    )
-    stay = _numpy(conn, "SELECT si, ti FROM _prune_idx WHERE NOT removable")
+    """(the ``_prune_eval`` rowids of the removable edges that stay, kept as true bridges, kept to
+    keep a candidate-only cycle from splitting a component). See the module docstring. Nodes are
+    the model's node numbers (``source_node`` / ``target_node``)."""
+    n = conn.execute("SELECT max(greatest(source_node, target_node)) + 1 FROM _prune_eval").fetchall()[0][0]
+    stay = _numpy(conn, "SELECT source_node AS si, target_node AS ti FROM _prune_eval WHERE NOT removable")
     cand = _numpy(
-        conn, "SELECT rowid AS row, si, ti, decayed_strength FROM _prune_idx WHERE removable ORDER BY edge_id"
+        conn,
+        """SELECT rowid AS row, source_node AS si, target_node AS ti, decayed_strength
+        FROM _prune_eval WHERE removable ORDER BY edge_id""",
     )
     graph = coo_matrix((np.ones(len(stay["si"]), dtype=np.int8), (stay["si"], stay["ti"])), shape=(n, n))
     _, component = connected_components(graph, directed=False)
