@@ -530,3 +530,15 @@ def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
     for one, many in zip(whole, blocked, strict=True):
         assert one.tolist() == many.tolist()
         assert len(set(one[[0, n - 2, n - 1]].tolist())) == 3 and len(np.unique(one)) < n // 4
+
+
+def test_most_connected_members_by_degree_then_index():
+    import numpy as np
+
+    from kg_pipelines.graph.consolidation import _most_connected
+
+    degree = np.array([5.0, 1.0, 7.0, 5.0, 5.0, 0.5, 7.0, 2.0])
+    group = np.array([0, 1, 2, 3, 4, 5, 6, 7])
+    assert _most_connected(group, degree, 3).tolist() == [2, 6, 0]  # 7, 7, then the first of the 5s
+    assert _most_connected(group, degree, 4).tolist() == [2, 6, 0, 3]
+    assert _most_connected(np.array([5, 7]), degree, 5).tolist() == [7, 5]  # fewer members than k

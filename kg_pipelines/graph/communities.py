@@ -127,7 +127,10 @@ def _membership(group: np.ndarray, groups: int) -> csr_matrix:
 
 
 def _without_diagonal(adjacency: csr_matrix) -> csr_matrix:
-    """The same matrix without its self-loops (entries are kept in row order, sorted or not)."""
+    """The same matrix without its self-loops (entries are kept in row order, sorted or not); the
+    matrix itself when it has none (the graph's own matrix: its edges never loop)."""
+    if not adjacency.diagonal().any():
+        return adjacency
     coo = adjacency.tocoo()
     off = coo.row != coo.col
     indptr = np.r_[0, np.cumsum(np.bincount(coo.row[off], minlength=adjacency.shape[0]))]

@@ -480,19 +480,20 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     degree = np.bincount(found.source[inner], found.weight[inner], len(rank))
     degree += np.bincount(found.target[inner], found.weight[inner], len(rank))
     members = np.flatnonzero(rank >= 0)
-    by_degree = members[np.lexsort((members, -degree[members], rank[members]))]
-    starts = np.searchsorted(rank[by_degree], np.arange(found.count + 1))
+    grouped = members[np.argsort(rank[members], kind="stable")]  # by community, then index (= node id) order
+    starts = np.searchsorted(rank[grouped], np.arange(found.count + 1))
     inner_index = np.flatnonzero(inner)
-    # the strongest inner edge of each community: inner edges by (community, strength descending)
-    strongest = inner_index[np.lexsort((-found.weight[inner_index], inner_rank))]
-    sorted_ranks = rank[found.source][strongest]
-    first = np.searchsorted(sorted_ranks, np.arange(found.count))
+    # the strongest inner edge of each community (ties: the first): each community's top weight,
+    # then the first inner edge that has it (no sort of every inner edge)
+    inner_weight = found.weight[inner_index]
+    top_weight = np.full(found.count, -np.inf)
+    np.maximum.at(top_weight, inner_rank, inner_weight)
+    at_top = np.flatnonzero(inner_weight == top_weight[inner_rank])
+    ranks_at_top, first = np.unique(inner_rank[at_top], return_index=True)
     strongest_edge = {
-        r: int(found.edge_rows[strongest[first[r]]])
-        for r in range(found.count)
-        if first[r] < len(strongest) and sorted_ranks[first[r]] == r
+        int(r): int(found.edge_rows[inner_index[at_top[i]]]) for r, i in zip(ranks_at_top, first, strict=True)
     }
-    top = {r: by_degree[starts[r] : starts[r] + 5] for r in range(found.count)}
+    top = {r: _most_connected(grouped[starts[r] : starts[r + 1]], degree, 5) for r in range(found.count)}
     wanted = sorted({int(i) for t in top.values() for i in t})
     names = dict(
         conn.execute(
@@ -513,7 +514,7 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
     )
     described = []
     for r in range(found.count):
-        group = by_degree[starts[r] : starts[r + 1]]
+        group = grouped[starts[r] : starts[r + 1]]
         counts = np.bincount(type_code[group], minlength=len(type_names))
         order = [i for i in np.lexsort((np.arange(len(counts)), -counts))[:3] if counts[i]]
         type_text = ", ".join(f"{type_names[i]} {counts[i]}" for i in order)
@@ -528,7 +529,7 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
         described.append(
             {
                 "community_id": r,
-                "node_ids": node_ids[np.sort(group)].tolist(),  # indices follow node id order
+                "node_ids": node_ids[group].tolist(),  # indices follow node id order
                 "node_count": len(group),
                 "edge_count": int(edge_count[r]),
                 "top_nodes": top_names,
@@ -539,6 +540,15 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
             }
         )
     return described
+
+
+def _most_connected(group: np.ndarray, degree: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` members of ``group`` (ascending indices) with the highest degree, ties by index: only
+    members at or above the k-th highest degree are sorted, not the whole community."""
+    if len(group) > k:
+        kth = np.partition(degree[group], len(group) - k)[len(group) - k]
+        group = group[degree[group] >= kth]
+    return group[np.lexsort((group, -degree[group]))][:k]
 
 
 # -- reports and pictures ---------------------------------------------------------------------------
