@@ -4,7 +4,9 @@
 -- the seed's Math.round); activation counts summed. Structural edges (variable
 -- structural_edge_types: MENTIONS, ANSWERS_IN, TITLE_OF, NAMES by default) are derived from a
 -- document's own rows and are never merged: they take no part in the grouping.
-WITH knowledge_edges AS (
+-- Pairs are first found by a hash of the pair (one 64-bit key to group, not two strings); two
+-- pairs that share a hash by chance are told apart by the exact grouping at the end.
+WITH knowledge_edges AS NOT MATERIALIZED (
     SELECT * FROM kg_edges AS k
     WHERE NOT list_contains(getvariable('structural_edge_types'), k.edge_type)
 ),
@@ -18,10 +20,12 @@ ranked AS (
             ORDER BY e.strength DESC, e.edge_id
         ) AS rank_in_pair
     FROM knowledge_edges AS e
-    WHERE (least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)) IN (
-        SELECT (least(d.source_id, d.target_id), greatest(d.source_id, d.target_id))
+    WHERE hash(least(e.source_id, e.target_id), greatest(e.source_id, e.target_id)) IN (
+        -- pairs seen more than once, by their hash (a collision only adds pairs that the
+        -- grouping below sees alone: those are filtered out by their count in the pair)
+        SELECT hash(least(d.source_id, d.target_id), greatest(d.source_id, d.target_id)) AS pair_hash
         FROM knowledge_edges AS d
-        GROUP BY least(d.source_id, d.target_id), greatest(d.source_id, d.target_id)
+        GROUP BY pair_hash
         HAVING count(*) > 1
     )
 )
@@ -45,3 +49,4 @@ SELECT
     bool_or(r.created_by = 'user') AS user_made
 FROM ranked AS r
 GROUP BY r.pair_a, r.pair_b
+HAVING count(*) > 1
