@@ -359,12 +359,9 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
     if not dry_run and merged:
         run(
             """INSERT INTO consolidated_edges
-            SELECT ?, ?, m.edge_id, m.source_id, m.target_id, m.edge_type, m.absorbed_edge_ids, m.edge_count,
-                   m.old_strength, m.new_strength, m.activation_count, a.rows
-            FROM _merge m JOIN (
-                SELECT x.edge_id, list_sort(list(e)) AS rows  -- rows in edge id order (its first field)
-                FROM _absorbed x JOIN kg_edges e ON e.edge_id = x.absorbed_edge_id
-                GROUP BY x.edge_id) a USING (edge_id)""",
+            SELECT ?, ?, edge_id, source_id, target_id, edge_type, absorbed_edge_ids, edge_count,
+                   old_strength, new_strength, activation_count, absorbed_edges
+            FROM _merge""",
             [run_id, now],
         )
         run(
