@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -402,14 +403,19 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
 
 
 def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, llm_client=None) -> SummarizeReport:
-    """Topic clusters (the SQL model) and communities (the caller holds the transaction)."""
+    """Topic clusters (the SQL model) and communities (the caller holds the transaction). Louvain
+    (numpy and scipy, in a thread) runs while DuckDB computes the topic clusters."""
     total = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
-    if dry_run:
-        clusters = fetch_dicts(conn, f"SELECT * FROM ({graph_sql.model_sql('topic_clusters')}) ORDER BY topic_key")
-    else:
-        graph_sql.refresh_table_model(conn, "topic_clusters")
-        clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
-    rows = _describe_communities(conn, find_communities(conn, options), now, llm_client)
+    graph = _community_graph(conn)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="louvain") as pool:
+        finding = pool.submit(find_communities, graph, options)
+        if dry_run:
+            clusters = fetch_dicts(conn, f"SELECT * FROM ({graph_sql.model_sql('topic_clusters')}) ORDER BY topic_key")
+        else:
+            graph_sql.refresh_table_model(conn, "topic_clusters")
+            clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
+        found = finding.result()
+    rows = _describe_communities(conn, found, now, llm_client)
     if not dry_run:
         conn.execute("DELETE FROM communities")
         if rows:
@@ -432,7 +438,19 @@ class CommunityFinding:
     edge_rows: np.ndarray  # each edge's kg_edges rowid (stable within the operation's transaction)
 
 
-def find_communities(conn, options) -> CommunityFinding:
+@dataclass
+class CommunityGraph:
+    """The graph as integers: ``n`` nodes (the ``_node_index`` numbers, in node id order) and its
+    edges without self-loops (endpoints, weight, kg_edges rowid)."""
+
+    n: int
+    source: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray
+    edge_rows: np.ndarray
+
+
+def _community_graph(conn) -> CommunityGraph:
     n = _node_index(conn, in_id_order=True)  # the member lists are then sorted by sorting indices
     edges = _numpy(
         conn,
@@ -440,17 +458,22 @@ def find_communities(conn, options) -> CommunityFinding:
         JOIN _node_index s ON s.node_id = e.source_id JOIN _node_index t ON t.node_id = e.target_id
         WHERE e.source_id <> e.target_id""",
     )
-    source, target = edges["si"], edges["ti"]  # 32-bit node numbers
     weight = np.maximum(edges["strength"].astype(np.float64), 1e-6)  # a 0-strength edge still links
-    if n == 0:
-        return CommunityFinding(np.empty(0, np.int64), 0, source, target, weight, edges["row"])
-    community = louvain(n, source, target, weight, options.community_resolution)
-    sizes = np.bincount(community)
-    order = np.argsort(-sizes, kind="stable")
-    kept = int((sizes >= options.community_min_size).sum())
-    rank_of = np.full(len(sizes), -1, dtype=np.int64)
-    rank_of[order[:kept]] = np.arange(kept)
-    return CommunityFinding(rank_of[community], kept, source, target, weight, edges["row"])
+    return CommunityGraph(n, edges["si"], edges["ti"], weight, edges["row"])  # 32-bit node numbers
+
+
+def find_communities(graph: CommunityGraph, options) -> CommunityFinding:
+    """Louvain on the graph (no database access: it runs beside the topic clusters' SQL)."""
+    rank, kept = np.empty(0, np.int64), 0
+    if graph.n:
+        community = louvain(graph.n, graph.source, graph.target, graph.weight, options.community_resolution)
+        sizes = np.bincount(community)
+        order = np.argsort(-sizes, kind="stable")
+        kept = int((sizes >= options.community_min_size).sum())
+        rank_of = np.full(len(sizes), -1, dtype=np.int64)
+        rank_of[order[:kept]] = np.arange(kept)
+        rank = rank_of[community]
+    return CommunityFinding(rank, kept, graph.source, graph.target, graph.weight, graph.edge_rows)
 
 
 def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> list[dict]:
