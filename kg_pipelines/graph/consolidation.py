@@ -247,13 +247,12 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
     )
 
 
-def _node_index(conn, in_id_order: bool = False) -> int:
-    """Integer ids of the nodes that have edges (``_node_index``), if asked in node id order (so
-    sorting indices sorts ids: a sort of every id, seconds on millions of nodes); their number."""
-    order = "ORDER BY node_id" if in_id_order else ""
+def _node_index(conn) -> int:
+    """Integer ids of the nodes that have edges (``_node_index``), in node id order (so sorting
+    indices sorts ids); their number."""
     conn.execute(
-        f"""CREATE OR REPLACE TEMP TABLE _node_index AS
-        SELECT node_id, (row_number() OVER ({order}) - 1)::INTEGER AS idx
+        """CREATE OR REPLACE TEMP TABLE _node_index AS
+        SELECT node_id, (row_number() OVER (ORDER BY node_id) - 1)::INTEGER AS idx
         FROM (SELECT source_id AS node_id FROM kg_edges UNION SELECT target_id FROM kg_edges)"""
     )
     return conn.execute("SELECT count(*) FROM _node_index").fetchall()[0][0]
@@ -451,7 +450,7 @@ class CommunityGraph:
 
 
 def _community_graph(conn) -> CommunityGraph:
-    n = _node_index(conn, in_id_order=True)  # the member lists are then sorted by sorting indices
+    n = _node_index(conn)  # in node id order: member lists are sorted by sorting indices
     edges = _numpy(
         conn,
         """SELECT e.rowid AS row, s.idx AS si, t.idx AS ti, e.strength FROM kg_edges e
