@@ -2,8 +2,9 @@
 that graphs of millions of edges take seconds, not the minutes of a pure-Python Louvain.
 
 It is the parallel variant of Louvain's local moving phase (as in GPU and multi-core Louvain
-implementations): in each sweep, every node's best neighbouring community is computed at once
-from ``A @ P`` (the node x community weight matrix), and three quarters (at random) of the nodes
+implementations): in each sweep, every node's best neighbouring community is computed from the
+sweep's starting state with ``A @ P`` (the node x community weight matrix; block by block of rows,
+so that the arrays of a block stay small), and three quarters (at random) of the nodes
 that gain by moving do move: moving all at once can make neighbours swap communities forever, and
 of two singletons that would swap only the one with the larger label moves. Sweeps repeat until
 fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the next
