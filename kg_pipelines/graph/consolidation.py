@@ -46,6 +46,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from kg_pipelines.graph import graph_sql
 from kg_pipelines.graph.communities import louvain
 from kg_pipelines.graph.graph_pictures import ConsolidationPicture, consolidation_picture
+from kg_pipelines.stores.files import write_text_atomically
 from kg_pipelines.stores.warehouse import column_types, fetch_dicts, transaction
 
 OPERATIONS = ("prune", "merge-edges", "summarize")
@@ -610,13 +611,7 @@ def _record_report(conn, operation, report, health, options, now, picture_path, 
 def write_report_file(data_dir: Path, run_id: str, text: str) -> Path:
     """The ``--json`` report as ``<data_dir>/consolidation_reports/<run_id>.json`` (the CLI reads it
     after its in-process run without opening DuckDB, which another run may hold)."""
-    folder = Path(data_dir) / "consolidation_reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{run_id}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_atomically(Path(data_dir) / "consolidation_reports" / f"{run_id}.json", text)
 
 
 def report_json(operation: str, report, health: dict) -> dict:

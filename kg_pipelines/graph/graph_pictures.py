@@ -22,6 +22,8 @@ from pathlib import Path
 
 import networkx as nx
 
+from kg_pipelines.stores.files import write_text_atomically
+
 MAX_DRAWN_NODES = 80
 MAX_TABLE_ROWS = 200
 
@@ -140,13 +142,8 @@ def html_page(title: str, body: str) -> str:
 
 def write_picture(data_dir: Path, kind: str, created_at: datetime, page: str) -> Path:
     """Write ``page`` as ``<data_dir>/pictures/<kind>-<UTC time>.html``; the path."""
-    folder = Path(data_dir) / "pictures"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{kind}-{created_at.strftime('%Y%m%dT%H%M%S%fZ')}.html"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    name = f"{kind}-{created_at.strftime('%Y%m%dT%H%M%S%fZ')}.html"
+    return write_text_atomically(Path(data_dir) / "pictures" / name, page)
 
 
 def consolidation_picture(picture: ConsolidationPicture, data_dir: Path) -> tuple[Path, str]:

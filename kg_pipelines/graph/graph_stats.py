@@ -9,9 +9,10 @@ then at least ``min_edges`` edges, then a graph at least ``min_graph_age_days`` 
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
+
+from kg_pipelines.stores.files import write_text_atomically
 
 STATS_FILE = "graph_stats.json"
 
@@ -30,11 +31,7 @@ def publish_graph_stats(conn, data_dir: Path, now: datetime | None = None) -> di
         "first_edge_at": first.astimezone(UTC).isoformat() if first else None,
         "updated_at": (now or datetime.now(UTC)).isoformat(),
     }
-    path = stats_path(data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(stats), encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomically(stats_path(data_dir), json.dumps(stats))
     return stats
 
 
