@@ -24,6 +24,7 @@ gives the same graph.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -144,22 +145,47 @@ def _text(value) -> str | None:
     return None if value is None else str(value)
 
 
+class _RowCheck:
+    """The rows of one nodes or edges file under check: each with where it is, and every problem found
+    (the caller raises them all at once, so that nothing is imported from a file that has any)."""
+
+    def __init__(self, path: Path, required: Sequence[str]):
+        self.path, self.required = path, required
+        self.rows, self.lines, self.unit = read_rows(path)
+        self.problems: list[str] = []
+        self._seen: dict[str, int] = {}
+
+    def complete_rows(self):
+        """(row, where, line) of each row that has every required field (a row missing one is a problem)."""
+        for row, line in zip(self.rows, self.lines, strict=True):
+            where = f"{self.path}: {self.unit} {line}"
+            missing = [c for c in self.required if not str(row.get(c) or "").strip()]
+            if missing:
+                self.problems.append(f"{where}: missing {', '.join(missing)}")
+                continue
+            yield row, where, line
+
+    def first_time(self, kind: str, key: str, where: str, line: int) -> bool:
+        """True the first time ``key`` comes; after that a problem naming the row that had it first."""
+        if key in self._seen:
+            self.problems.append(f"{where}: {kind} {key!r} repeats the one on {self.unit} {self._seen[key]}")
+            return False
+        self._seen[key] = line
+        return True
+
+    def raise_problems(self) -> None:
+        if self.problems:
+            raise GraphImportError(self.problems)
+
+
 def parse_nodes(path: Path, now: datetime) -> list[dict]:
-    rows, lines, unit = read_rows(path)
-    problems: list[str] = []
-    seen: dict[str, int] = {}
+    check = _RowCheck(path, NODE_REQUIRED)
+    problems = check.problems
     nodes = []
-    for row, line in zip(rows, lines, strict=True):
-        where = f"{path}: {unit} {line}"
-        missing = [c for c in NODE_REQUIRED if not str(row.get(c) or "").strip()]
-        if missing:
-            problems.append(f"{where}: missing {', '.join(missing)}")
-            continue
+    for row, where, line in check.complete_rows():
         node_id = str(row["id"])
-        if node_id in seen:
-            problems.append(f"{where}: node id {node_id!r} repeats the one on {unit} {seen[node_id]}")
+        if not check.first_time("node id", node_id, where, line):
             continue
-        seen[node_id] = line
         nodes.append(
             {
                 "node_id": node_id,
@@ -178,31 +204,22 @@ def parse_nodes(path: Path, now: datetime) -> list[dict]:
                 "merge_history": "[]",
             }
         )
-    if problems:
-        raise GraphImportError(problems)
+    check.raise_problems()
     return nodes
 
 
 def parse_edges(path: Path, now: datetime, node_ids: set[str]) -> list[dict]:
-    rows, lines, unit = read_rows(path)
-    problems: list[str] = []
-    seen: dict[str, int] = {}
+    check = _RowCheck(path, EDGE_REQUIRED)
+    problems = check.problems
     edges = []
-    for row, line in zip(rows, lines, strict=True):
-        where = f"{path}: {unit} {line}"
-        missing = [c for c in EDGE_REQUIRED if not str(row.get(c) or "").strip()]
-        if missing:
-            problems.append(f"{where}: missing {', '.join(missing)}")
-            continue
+    for row, where, line in check.complete_rows():
         source, target, edge_type = str(row["sourceId"]), str(row["targetId"]), str(row["type"])
         unknown = [n for n in (source, target) if n not in node_ids]
         if unknown:
             problems.append(f"{where}: unknown node(s) {', '.join(unknown)} (not in the nodes file nor the graph)")
         edge_id = str(row.get("edgeId") or f"{edge_type}:{source}->{target}")
-        if edge_id in seen:
-            problems.append(f"{where}: edge id {edge_id!r} repeats the one on {unit} {seen[edge_id]}")
+        if not check.first_time("edge id", edge_id, where, line):
             continue
-        seen[edge_id] = line
         count = _number(row.get("activationCount"), "activationCount", problems, where, 0, low=0)
         protected = row.get("protected")
         if isinstance(protected, str):
@@ -227,8 +244,7 @@ def parse_edges(path: Path, now: datetime, node_ids: set[str]) -> list[dict]:
                 "support_count": 0,
             }
         )
-    if problems:
-        raise GraphImportError(problems)
+    check.raise_problems()
     return edges
 
 
