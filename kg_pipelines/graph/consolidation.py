@@ -404,7 +404,8 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
 
 def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, llm_client=None) -> SummarizeReport:
     """Topic clusters (the SQL model) and communities (the caller holds the transaction). Louvain
-    (numpy and scipy, in a thread) runs while DuckDB computes the topic clusters."""
+    (numpy and scipy, in a thread) runs while DuckDB computes the topic clusters and reads the
+    nodes' ids and types for the community summaries."""
     total = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
     graph = _community_graph(conn)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="louvain") as pool:
@@ -414,8 +415,9 @@ def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, ll
         else:
             graph_sql.refresh_table_model(conn, "topic_clusters")
             clusters = fetch_dicts(conn, "SELECT * FROM topic_clusters ORDER BY topic_key")
+        labels = _node_labels(conn)
         found = finding.result()
-    rows = _describe_communities(conn, found, now, llm_client)
+    rows = _describe_communities(conn, found, labels, now, llm_client)
     if not dry_run:
         conn.execute("DELETE FROM communities")
         if rows:
@@ -476,12 +478,16 @@ def find_communities(graph: CommunityGraph, options) -> CommunityFinding:
     return CommunityFinding(rank, kept, graph.source, graph.target, graph.weight, graph.edge_rows)
 
 
-def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> list[dict]:
-    """Per kept community: members, inner edge count, most connected nodes (weighted degree inside
-    the community), node types, strongest inner relation; computed with numpy, names looked up last."""
-    if found.count == 0:
-        return []
-    rank = found.rank
+@dataclass
+class NodeLabels:
+    """The ``_node_index`` nodes' ids and types, by index: read while Louvain runs."""
+
+    node_ids: np.ndarray
+    type_names: list[str]
+    type_code: np.ndarray  # each node's type as a position in ``type_names`` (name order)
+
+
+def _node_labels(conn) -> NodeLabels:
     node_ids = np.asarray(conn.sql("SELECT node_id FROM _node_index ORDER BY idx").fetchnumpy()["node_id"])
     # node types as codes in name order (counting codes per community is a bincount)
     typed = conn.sql(
@@ -494,6 +500,16 @@ def _describe_communities(conn, found: CommunityFinding, now, llm_client) -> lis
             "typed", "SELECT (dense_rank() OVER (ORDER BY t) - 1)::INTEGER AS code FROM typed ORDER BY idx"
         ).fetchnumpy()["code"]
     )
+    return NodeLabels(node_ids, type_names, type_code)
+
+
+def _describe_communities(conn, found: CommunityFinding, labels: NodeLabels, now, llm_client) -> list[dict]:
+    """Per kept community: members, inner edge count, most connected nodes (weighted degree inside
+    the community), node types, strongest inner relation; computed with numpy, names looked up last."""
+    if found.count == 0:
+        return []
+    rank = found.rank
+    node_ids, type_names, type_code = labels.node_ids, labels.type_names, labels.type_code
     inner = (rank[found.source] == rank[found.target]) & (rank[found.source] >= 0)
     inner_rank = rank[found.source][inner]
     edge_count = np.bincount(inner_rank, minlength=found.count)
