@@ -17,12 +17,12 @@ writes ``same`` (merge it at the next pass) or ``distinct`` (never propose it ag
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg_pipelines.graph.node_similarity import normalized_name
+from kg_pipelines.stores.files import write_text_atomically
 
 DECISION_COLUMNS = ["node_a", "node_b", "name_a", "name_b", "score", "decision", "note"]
 SAME, DISTINCT = "same", "distinct"
@@ -100,21 +100,19 @@ def append_review_pairs(path: Path, pairs: list[dict]) -> int:
     new = [p for p in pairs if _pair(p["node_a"], p["node_b"]) not in known]
     if not new:
         return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".decisions-", suffix=".csv")
-    with os.fdopen(fd, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=DECISION_COLUMNS, extrasaction="ignore")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({c: row.get(c, "") for c in DECISION_COLUMNS})
-        for pair in new:
-            writer.writerow(
-                {
-                    **{c: pair.get(c, "") for c in DECISION_COLUMNS},
-                    "score": f"{pair['score']:.4f}",
-                    "decision": "",
-                    "note": "grey zone: write same or distinct",
-                }
-            )
-    os.replace(temp, path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=DECISION_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: row.get(c, "") for c in DECISION_COLUMNS})
+    for pair in new:
+        writer.writerow(
+            {
+                **{c: pair.get(c, "") for c in DECISION_COLUMNS},
+                "score": f"{pair['score']:.4f}",
+                "decision": "",
+                "note": "grey zone: write same or distinct",
+            }
+        )
+    write_text_atomically(path, text.getvalue())
     return len(new)
