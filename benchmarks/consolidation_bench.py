@@ -362,10 +362,15 @@ def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
 
 def child(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
     command = [sys.executable, __file__, "--child", str(edges), mode, "1" if with_port else "0", str(topic_keys)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"benchmark of {edges} edges ({mode}) failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            stdout, stderr = process.communicate()
+        except KeyboardInterrupt:
+            process.wait()  # the child got the same Ctrl-C: let it remove its temporary folder
+            raise
+    if process.returncode != 0:
+        raise SystemExit(f"benchmark of {edges} edges ({mode}) failed:\n{stderr[-4000:]}")
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -381,6 +386,9 @@ def main() -> None:
     )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    for name in ("edges", "large", "topic_keys"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.child:
         print(json.dumps(one_scale(int(args.child[0]), args.child[1], args.child[2] == "1", int(args.child[3]))))
         return
@@ -411,4 +419,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        raise SystemExit("consolidation benchmark interrupted") from None
