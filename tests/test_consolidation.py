@@ -77,7 +77,8 @@ class Builder:
         return {r[0] for r in self.conn.execute("SELECT edge_id FROM kg_edges").fetchall()}
 
     def snapshot(self) -> dict:
-        tables = ["kg_nodes", "kg_edges", "kg_edge_support", "edge_prune_log", "consolidated_edges", "edge_aliases"]
+        tables = ["kg_nodes", "kg_edges", "kg_edge_support", "edge_prune_log", "pruned_edge_support"]
+        tables += ["consolidated_edges", "edge_aliases"]
         tables += ["topic_clusters", "communities"]
         return {t: sorted(map(str, self.conn.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
 
@@ -97,11 +98,10 @@ def test_weak_inactive_edge_is_pruned_with_its_support_logged(tmp_path):
     assert result.report.pruned_edge_ids == ["ac"]
     assert (result.report.total, result.report.pruned, result.report.kept) == (5, 1, 4)
     assert "ac" not in b.edges()
-    log = b.conn.execute(
-        "SELECT reason, edge_id, source_id, target_id, support_rows[1].document_id, len(support_rows) "
-        "FROM edge_prune_log"
-    ).fetchall()
-    assert "weak" in log[0][0] and log[0][1:] == ("ac", "a", "c", "doc-ac", 1)
+    log = b.conn.execute("SELECT reason, run_id, edge_id, source_id, target_id FROM edge_prune_log").fetchall()
+    assert "weak" in log[0][0] and log[0][1:] == (result.report.run_id, "ac", "a", "c")
+    moved = b.conn.execute("SELECT run_id, edge_id, document_id, chunk_id FROM pruned_edge_support").fetchall()
+    assert moved == [(result.report.run_id, "ac", "doc-ac", "chunk-ac")]
     assert b.conn.execute("SELECT count(*) FROM kg_edge_support WHERE edge_id = 'ac'").fetchall()[0][0] == 0
 
 
@@ -337,6 +337,23 @@ def test_a_pruned_edge_can_be_restored_with_its_support(tmp_path):
     assert b.conn.execute("SELECT restored_at IS NOT NULL FROM edge_prune_log").fetchall() == [(True,)]
 
 
+def test_an_edge_pruned_twice_is_restored_with_the_support_it_had_when_last_pruned(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b)
+    b.run("prune")
+    assert restore_pruned_edges(b.conn, ["ac"]) == 1
+    # new support between the two prunes: the second log entry carries both rows
+    warehouse.insert_rows(
+        b.conn, "kg_edge_support", [dict(edge_id="ac", document_id="doc-new", chunk_id="chunk-new", collection="c")]
+    )
+    second = run_consolidation(b.conn, b.settings, "prune", now=NOW + timedelta(days=1)).report
+    assert second.pruned_edge_ids == ["ac"]
+    assert b.conn.execute("SELECT count(*) FROM pruned_edge_support").fetchall()[0][0] == 3  # 1 + 2, by run
+    assert restore_pruned_edges(b.conn, ["ac"]) == 1
+    support = b.conn.execute("SELECT document_id FROM kg_edge_support WHERE edge_id = 'ac' ORDER BY 1").fetchall()
+    assert support == [("doc-ac",), ("doc-new",)]
+
+
 def test_rows_kept_as_json_by_an_older_warehouse_are_migrated_and_still_restore(tmp_path):
     b = Builder(tmp_path, decay_half_life_days=0)
     square_with_diagonal(b, keywords=["binds"])
@@ -348,8 +365,11 @@ def test_rows_kept_as_json_by_an_older_warehouse_are_migrated_and_still_restore(
     b.conn.execute(
         f"""CREATE TABLE old_log AS SELECT run_id, pruned_at, edge_id, source_id, target_id, edge_type, strength,
                decayed_strength, days_inactive, reason, to_json(struct_pack({edge_columns})) AS edge_row,
-               to_json(support_rows) AS support_rows, restored_at FROM edge_prune_log"""
+               (SELECT to_json(list(s)) FROM (SELECT * EXCLUDE (run_id) FROM pruned_edge_support) s
+                WHERE s.edge_id = l.edge_id)
+                   AS support_rows, restored_at FROM edge_prune_log l"""
     )
+    b.conn.execute("DELETE FROM pruned_edge_support")
     b.conn.execute("DROP TABLE edge_prune_log")
     b.conn.execute("ALTER TABLE old_log RENAME TO edge_prune_log")
     b.conn.execute(
@@ -362,12 +382,36 @@ def test_rows_kept_as_json_by_an_older_warehouse_are_migrated_and_still_restore(
     warehouse._ready.clear()
     b.conn = warehouse.connect(b.settings.warehouse_path)
     columns = {name for name, _ in warehouse.column_types(b.conn, "edge_prune_log")}
-    assert "edge_row" not in columns and {"created_at", "keywords", "support_rows"} <= columns
+    assert not {"edge_row", "support_rows"} & columns and {"created_at", "keywords"} <= columns
     absorbed = b.conn.execute("SELECT absorbed_edges[1] FROM consolidated_edges").fetchall()[0][0]
     assert (absorbed["edge_id"], absorbed["edge_type"], absorbed["created_at"]) == ("ba", "similar", OLD)
     assert restore_pruned_edges(b.conn, ["ac"]) == 1
     row = b.conn.execute("SELECT strength, created_at, keywords FROM kg_edges WHERE edge_id = 'ac'").fetchall()
     assert row == [(0.01, OLD, ["binds"])]
+    assert b.conn.execute("SELECT document_id FROM kg_edge_support WHERE edge_id = 'ac'").fetchall() == [("doc-ac",)]
+
+
+def test_support_rows_kept_in_the_log_by_an_older_warehouse_move_to_their_table_and_still_restore(tmp_path):
+    b = Builder(tmp_path, decay_half_life_days=0)
+    square_with_diagonal(b, keywords=["binds"])
+    run_id = b.run("prune").report.run_id
+    # the layout before pruned_edge_support: the support rows as a list of structs in the log row
+    b.conn.execute(
+        """CREATE TABLE old_log AS SELECT l.*,
+               (SELECT list(s) FROM (SELECT * EXCLUDE (run_id) FROM pruned_edge_support) s
+                WHERE s.edge_id = l.edge_id) AS support_rows
+           FROM edge_prune_log l"""
+    )
+    b.conn.execute("DROP TABLE edge_prune_log")
+    b.conn.execute("ALTER TABLE old_log RENAME TO edge_prune_log")
+    b.conn.execute("DELETE FROM pruned_edge_support")
+    b.conn.close()
+    warehouse._ready.clear()
+    b.conn = warehouse.connect(b.settings.warehouse_path)
+    assert "support_rows" not in {name for name, _ in warehouse.column_types(b.conn, "edge_prune_log")}
+    moved = b.conn.execute("SELECT run_id, edge_id, document_id, chunk_id FROM pruned_edge_support").fetchall()
+    assert moved == [(run_id, "ac", "doc-ac", "chunk-ac")]
+    assert restore_pruned_edges(b.conn, ["ac"]) == 1
     assert b.conn.execute("SELECT document_id FROM kg_edge_support WHERE edge_id = 'ac'").fetchall() == [("doc-ac",)]
 
 

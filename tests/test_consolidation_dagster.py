@@ -135,7 +135,7 @@ def test_a_pruned_edge_stays_pruned_when_unchanged_documents_sync_again(ingested
     target = non_bridges(conn)[0]
     weaken(conn, [target])
     run_consolidation(conn, graph.settings, "prune")
-    document = conn.execute("SELECT support_rows[1].document_id FROM edge_prune_log").fetchall()[0][0]
+    document = conn.execute("SELECT document_id FROM pruned_edge_support").fetchall()[0][0]
     conn.close()
     assert graph.ingest("bio").failed_runs == 0  # nothing changed: nothing re-synced
     assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [target]) == 0

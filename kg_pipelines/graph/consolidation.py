@@ -18,12 +18,13 @@ crash leaves the graph as it was), and does what SQL cannot:
   community gets an extractive summary (its most connected nodes, their types, its strongest
   relation) or, with an LLM provider, a generated one.
 
-Provenance: a pruned edge's ``kg_edge_support`` rows move into ``edge_prune_log`` (with the whole
-edge row), so ``restore_pruned_edges`` can put it back; an unchanged document is never synced again,
-so the edge does not come back by itself; a changed or re-processed document that still states the
-relation brings it back as a new edge (new evidence). An edge that absorbs duplicates takes over
-their support rows, and ``edge_aliases`` maps the absorbed ids to it: ingestion then gives new
-support for an absorbed id to the surviving edge instead of re-creating the duplicate.
+Provenance: a pruned edge's whole row goes to ``edge_prune_log`` and its ``kg_edge_support`` rows
+move to ``pruned_edge_support``, so ``restore_pruned_edges`` can put it back; an unchanged
+document is never synced again, so the edge does not come back by itself; a changed or
+re-processed document that still states the relation brings it back as a new edge (new evidence).
+An edge that absorbs duplicates takes over their support rows, and ``edge_aliases`` maps the
+absorbed ids to it: ingestion then gives new support for an absorbed id to the surviving edge
+instead of re-creating the duplicate.
 """
 
 from __future__ import annotations
@@ -219,15 +220,17 @@ def prune_weak_edges(conn, options, now: datetime, run_id: str, dry_run: bool) -
            ORDER BY p.edge_id""",
     )
     if not dry_run and ids:
-        # the whole row, its figures (carried by _pruned) and its support rows (a list of structs)
+        # the whole row with its figures (carried by _pruned); its support rows as they are
         run(
             f"""INSERT INTO edge_prune_log BY NAME
-            WITH pruned_support AS (SELECT es.edge_id, list(es) AS support_rows FROM kg_edge_support es
-                                    SEMI JOIN _pruned x ON x.edge_id = es.edge_id GROUP BY es.edge_id)
-            SELECT ? AS run_id, ? AS pruned_at, e.*, p.decayed_strength, p.days_inactive, {reasons} AS reason,
-                   coalesce(s.support_rows, []) AS support_rows
-            FROM kg_edges e JOIN _pruned p USING (edge_id) LEFT JOIN pruned_support s USING (edge_id)""",
+            SELECT ? AS run_id, ? AS pruned_at, e.*, p.decayed_strength, p.days_inactive, {reasons} AS reason
+            FROM kg_edges e JOIN _pruned p USING (edge_id)""",
             [run_id, now],
+        )
+        run(
+            """INSERT INTO pruned_edge_support BY NAME SELECT ? AS run_id, es.* FROM kg_edge_support es
+            SEMI JOIN _pruned p ON p.edge_id = es.edge_id""",
+            [run_id],
         )
         run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT edge_id FROM _pruned)")
         run("DELETE FROM kg_edges WHERE edge_id IN (SELECT edge_id FROM _pruned)")
@@ -324,7 +327,8 @@ def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None)
         )
         conn.execute(f"INSERT INTO kg_edges BY NAME SELECT {edge_columns} FROM _restore l")
         conn.execute(
-            "INSERT INTO kg_edge_support BY NAME SELECT unnest(s) FROM (SELECT unnest(support_rows) AS s FROM _restore)"
+            """INSERT INTO kg_edge_support BY NAME SELECT s.* EXCLUDE (run_id) FROM pruned_edge_support s
+            SEMI JOIN _restore r ON r.run_id = s.run_id AND r.edge_id = s.edge_id"""
         )
         conn.execute(
             """UPDATE edge_prune_log SET restored_at = ? FROM _restore r

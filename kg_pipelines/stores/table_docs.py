@@ -33,6 +33,15 @@ _EDGE_COLUMNS = {
     "support_count": "Supporting chunks: the edge's rows in kg_edge_support.",
 }
 
+_EDGE_SUPPORT_COLUMNS = {
+    "edge_id": "Supported edge (kg_edges.edge_id).",
+    "document_id": "Document of the supporting chunk; re-ingesting or removing it replaces its support rows.",
+    "chunk_id": "Chunk that supports the edge (chunks.chunk_id).",
+    "collection": "Collection of the supporting chunk.",
+    "explanation": "The edge's explanation as this chunk gives it.",
+    "keywords": "Tags this chunk gives the edge (the relationship's tags; empty for MENTIONS and ANSWERS_IN).",
+}
+
 COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "documents": {
         "document_id": "Stable id and Dagster partition key: `<collection>/<relative path>` "
@@ -164,14 +173,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "name": "The node's name as this chunk gives it.",
         "description": "The node's description as this chunk gives it.",
     },
-    "kg_edge_support": {
-        "edge_id": "Supported edge (kg_edges.edge_id).",
-        "document_id": "Document of the supporting chunk; re-ingesting or removing it replaces its support rows.",
-        "chunk_id": "Chunk that supports the edge (chunks.chunk_id).",
-        "collection": "Collection of the supporting chunk.",
-        "explanation": "The edge's explanation as this chunk gives it.",
-        "keywords": "Tags this chunk gives the edge (the relationship's tags; empty for MENTIONS and ANSWERS_IN).",
-    },
+    "kg_edge_support": _EDGE_SUPPORT_COLUMNS,
     "proposed_pages": {
         "bundle_id": "Page bundle the page came in (JSON file stem or Markdown folder name; its partition key).",
         "page_id": "The page's id in the bundle; its node_id in the graph when the merger creates it.",
@@ -260,13 +262,21 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "days_inactive": "Days since last activated, else reinforced, else created.",
         "reason": "Why it went: the prune rule's conditions that held (weak, inactive, not a bridge, not user-made, "
         "not protected).",
-        "support_rows": "Its kg_edge_support rows as a list of structs (moved here from the provenance table).",
         "restored_at": "When the edge was put back (NULL while it stays pruned).",
         # the rest of the pruned kg_edges row, as it was (restoring the edge re-inserts these columns)
         **{
             name: f"As in kg_edges when pruned: {text[0].lower()}{text[1:]}"
             for name, text in _EDGE_COLUMNS.items()
             if name not in ("edge_id", "source_id", "target_id", "edge_type", "strength")
+        },
+    },
+    "pruned_edge_support": {
+        "run_id": "Consolidation run that pruned the edge (edge_prune_log.run_id).",
+        "edge_id": "The pruned edge (edge_prune_log.edge_id).",
+        **{
+            name: f"As in kg_edge_support when pruned: {text[0].lower()}{text[1:]}"
+            for name, text in _EDGE_SUPPORT_COLUMNS.items()
+            if name != "edge_id"
         },
     },
     "consolidated_edges": {

@@ -27,8 +27,7 @@ EDGE_SUPPORT_COLUMNS = """
     edge_id VARCHAR NOT NULL, document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL,
     collection VARCHAR NOT NULL, explanation VARCHAR, keywords VARCHAR[]"""
 # rows kept inside another table's row, as lists of structs (a struct's fields take no NOT NULL):
-# ``list(s)`` of kg_edge_support rows, ``list(e)`` of kg_edges rows
-SUPPORT_ROWS_TYPE = f"STRUCT({EDGE_SUPPORT_COLUMNS.replace(' NOT NULL', '')})[]"
+# ``list(e)`` of kg_edges rows
 EDGE_ROWS_TYPE = f"STRUCT(edge_id VARCHAR, {EDGE_FIELDS.replace(' NOT NULL', '')})[]"
 
 # Column lists are the contract documented in the README ("Tables").
@@ -114,12 +113,13 @@ SCHEMA: dict[str, str] = {
         accepted_recall DOUBLE, accepted BOOLEAN NOT NULL, labels_hash VARCHAR NOT NULL, graph_version VARCHAR,
         PRIMARY KEY (measured_at, collection, k)""",
     # consolidation (seed 002): what each run pruned, merged and found, enough to restore and explain it
-    # the pruned kg_edges row in typed columns and its kg_edge_support rows as a list of structs:
-    # a third less to write and checkpoint than the same rows as JSON text, and queryable as they are
+    # the pruned kg_edges row in typed columns; its kg_edge_support rows move to pruned_edge_support
+    # as they are (flat rows: a list of structs per edge costs twice as much to build at 10M edges)
     "edge_prune_log": f"""
         run_id VARCHAR NOT NULL, pruned_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL, {EDGE_FIELDS},
         decayed_strength DOUBLE NOT NULL, days_inactive DOUBLE NOT NULL, reason VARCHAR NOT NULL,
-        support_rows {SUPPORT_ROWS_TYPE} NOT NULL, restored_at TIMESTAMPTZ""",
+        restored_at TIMESTAMPTZ""",
+    "pruned_edge_support": f"run_id VARCHAR NOT NULL, {EDGE_SUPPORT_COLUMNS}",
     "consolidated_edges": f"""
         run_id VARCHAR NOT NULL, merged_at TIMESTAMPTZ NOT NULL, edge_id VARCHAR NOT NULL,
         source_id VARCHAR NOT NULL, target_id VARCHAR NOT NULL, edge_type VARCHAR NOT NULL,
@@ -218,6 +218,7 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
     for table, columns in SCHEMA.items():
         conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     _migrate_json_row_columns(conn)
+    _migrate_prune_log_support(conn)
     for statement in INDEXES:
         conn.execute(statement)
     for view, sql in VIEWS.items():
@@ -225,9 +226,10 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 def _migrate_json_row_columns(conn: duckdb.DuckDBPyConnection) -> None:
-    """Warehouses made before rows were kept as lists of structs stored them as JSON text (the prune
+    """Warehouses made before rows were kept in typed columns stored them as JSON text (the prune
     log's ``edge_row`` / ``support_rows``, ``consolidated_edges.absorbed_edges``): rewrite those
-    tables into the typed columns, once each, in one transaction (``json_transform`` does the casts)."""
+    tables into the typed columns, once each, in one transaction (``json_transform`` does the casts);
+    the prune log's support rows go to ``pruned_edge_support``."""
     old_tables = {
         table
         for (table,) in conn.execute(
@@ -241,28 +243,51 @@ def _migrate_json_row_columns(conn: duckdb.DuckDBPyConnection) -> None:
     edge = dict(column_types(conn, "kg_edges"))
     support = dict(column_types(conn, "kg_edge_support"))
     if "edge_prune_log" in old_tables:
-        _rewrite_table(
-            conn,
-            "edge_prune_log",
-            f"""SELECT run_id, pruned_at, decayed_strength, days_inactive, reason, restored_at,
-                   unnest(json_transform(edge_row, '{json.dumps(edge)}')),
-                   json_transform(support_rows, '{json.dumps([support])}') AS support_rows""",
-        )
+        with transaction(conn):
+            _move_support_rows(conn, f"json_transform(support_rows, '{json.dumps([support])}')")
+            _rewrite_table(
+                conn,
+                "edge_prune_log",
+                f"""SELECT run_id, pruned_at, decayed_strength, days_inactive, reason, restored_at,
+                       unnest(json_transform(edge_row, '{json.dumps(edge)}'))""",
+            )
     if "consolidated_edges" in old_tables:
-        _rewrite_table(
-            conn,
-            "consolidated_edges",
-            f"""SELECT * REPLACE (json_transform(absorbed_edges, '{json.dumps([edge])}') AS absorbed_edges)""",
-        )
+        with transaction(conn):
+            _rewrite_table(
+                conn,
+                "consolidated_edges",
+                f"""SELECT * REPLACE (json_transform(absorbed_edges, '{json.dumps([edge])}') AS absorbed_edges)""",
+            )
+
+
+def _migrate_prune_log_support(conn: duckdb.DuckDBPyConnection) -> None:
+    """Warehouses made before ``pruned_edge_support`` kept a pruned edge's support rows in the log
+    (``support_rows``, a list of structs): move them there and drop the column, in one transaction."""
+    if not conn.execute(
+        """SELECT 1 FROM duckdb_columns() WHERE table_name = 'edge_prune_log' AND column_name = 'support_rows'"""
+    ).fetchall():
+        return
+    with transaction(conn):
+        _move_support_rows(conn, "support_rows")
+        conn.execute("ALTER TABLE edge_prune_log DROP COLUMN support_rows")
+
+
+def _move_support_rows(conn: duckdb.DuckDBPyConnection, support_rows: str) -> None:
+    """The support rows of every logged prune (``support_rows``: an expression over ``edge_prune_log``
+    giving the list of structs) into ``pruned_edge_support``, with their run."""
+    conn.execute(
+        f"""INSERT INTO pruned_edge_support BY NAME
+        SELECT run_id, unnest(s) FROM (SELECT run_id, unnest({support_rows}) AS s FROM edge_prune_log)"""
+    )
 
 
 def _rewrite_table(conn: duckdb.DuckDBPyConnection, table: str, select: str) -> None:
-    """Recreate ``table`` with its current definition, its rows converted by ``select`` (FROM the old table)."""
-    with transaction(conn):
-        conn.execute(f"ALTER TABLE {table} RENAME TO {table}_old")
-        conn.execute(f"CREATE TABLE {table} ({SCHEMA[table]})")
-        conn.execute(f"INSERT INTO {table} BY NAME {select} FROM {table}_old")
-        conn.execute(f"DROP TABLE {table}_old")
+    """Recreate ``table`` with its current definition, its rows converted by ``select`` (FROM the old
+    table); the caller holds the transaction."""
+    conn.execute(f"ALTER TABLE {table} RENAME TO {table}_old")
+    conn.execute(f"CREATE TABLE {table} ({SCHEMA[table]})")
+    conn.execute(f"INSERT INTO {table} BY NAME {select} FROM {table}_old")
+    conn.execute(f"DROP TABLE {table}_old")
 
 
 def column_types(conn: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
