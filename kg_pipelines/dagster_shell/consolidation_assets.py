@@ -112,7 +112,8 @@ def _operate(context, kg: KGResource, operation: str, config: ConsolidationConfi
     deps=[AssetKey("kg_edges"), AssetKey("prune_candidates")],
     description="Prune weak edges (seed 002): strength after decay < consolidation.prune_threshold, inactive "
     ">= min_inactive_days, not a bridge (the seed's rule and true bridges), not user-made, not protected. "
-    "Each pruned edge is logged with its reason, row and support rows (restorable).",
+    "Each pruned edge is logged with its reason and row; its support rows move to pruned_edge_support "
+    "(restorable).",
     metadata=definition_metadata("edge_prune_log"),
 )
 def edge_prune_log(context: AssetExecutionContext, kg: KGResource, config: ConsolidationConfig) -> MaterializeResult:
