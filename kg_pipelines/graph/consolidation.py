@@ -432,19 +432,6 @@ def summarize_graph(conn, options, now: datetime, run_id: str, dry_run: bool, ll
 
 
 @dataclass
-class CommunityFinding:
-    """Louvain's result over the ``_node_index`` nodes: each node's community rank (largest first;
-    -1: in a community smaller than ``community_min_size``), and the edges it was computed on."""
-
-    rank: np.ndarray
-    count: int
-    source: np.ndarray
-    target: np.ndarray
-    weight: np.ndarray
-    edge_rows: np.ndarray  # each edge's kg_edges rowid (stable within the operation's transaction)
-
-
-@dataclass
 class CommunityGraph:
     """The graph as integers: ``n`` nodes (the ``_node_index`` numbers, in node id order) and its
     edges without self-loops (endpoints, weight, kg_edges rowid)."""
@@ -453,7 +440,17 @@ class CommunityGraph:
     source: np.ndarray
     target: np.ndarray
     weight: np.ndarray
-    edge_rows: np.ndarray
+    edge_rows: np.ndarray  # each edge's kg_edges rowid (stable within the operation's transaction)
+
+
+@dataclass
+class CommunityFinding:
+    """Louvain's result over the ``_node_index`` nodes: each node's community rank (largest first;
+    -1: in a community smaller than ``community_min_size``), and the graph it was computed on."""
+
+    rank: np.ndarray
+    count: int
+    graph: CommunityGraph
 
 
 def _community_graph(conn) -> CommunityGraph:
@@ -479,7 +476,7 @@ def find_communities(graph: CommunityGraph, options) -> CommunityFinding:
         rank_of = np.full(len(sizes), -1, dtype=np.int64)
         rank_of[order[:kept]] = np.arange(kept)
         rank = rank_of[community]
-    return CommunityFinding(rank, kept, graph.source, graph.target, graph.weight, graph.edge_rows)
+    return CommunityFinding(rank, kept, graph)
 
 
 @dataclass
@@ -512,26 +509,26 @@ def _describe_communities(conn, found: CommunityFinding, labels: NodeLabels, now
     the community), node types, strongest inner relation; computed with numpy, names looked up last."""
     if found.count == 0:
         return []
-    rank = found.rank
+    rank, graph = found.rank, found.graph
     node_ids, type_names, type_code = labels.node_ids, labels.type_names, labels.type_code
-    inner = (rank[found.source] == rank[found.target]) & (rank[found.source] >= 0)
-    inner_rank = rank[found.source][inner]
+    inner = (rank[graph.source] == rank[graph.target]) & (rank[graph.source] >= 0)
+    inner_rank = rank[graph.source][inner]
     edge_count = np.bincount(inner_rank, minlength=found.count)
-    degree = np.bincount(found.source[inner], found.weight[inner], len(rank))
-    degree += np.bincount(found.target[inner], found.weight[inner], len(rank))
+    degree = np.bincount(graph.source[inner], graph.weight[inner], len(rank))
+    degree += np.bincount(graph.target[inner], graph.weight[inner], len(rank))
     members = np.flatnonzero(rank >= 0)
     grouped = members[np.argsort(rank[members], kind="stable")]  # by community, then index (= node id) order
     starts = np.searchsorted(rank[grouped], np.arange(found.count + 1))
     inner_index = np.flatnonzero(inner)
     # the strongest inner edge of each community (ties: the first): each community's top weight,
     # then the first inner edge that has it (no sort of every inner edge)
-    inner_weight = found.weight[inner_index]
+    inner_weight = graph.weight[inner_index]
     top_weight = np.full(found.count, -np.inf)
     np.maximum.at(top_weight, inner_rank, inner_weight)
     at_top = np.flatnonzero(inner_weight == top_weight[inner_rank])
     ranks_at_top, first = np.unique(inner_rank[at_top], return_index=True)
     strongest_edge = {
-        int(r): int(found.edge_rows[inner_index[at_top[i]]]) for r, i in zip(ranks_at_top, first, strict=True)
+        int(r): int(graph.edge_rows[inner_index[at_top[i]]]) for r, i in zip(ranks_at_top, first, strict=True)
     }
     top = {r: _most_connected(grouped[starts[r] : starts[r + 1]], degree, 5) for r in range(found.count)}
     wanted = sorted({int(i) for t in top.values() for i in t})
