@@ -555,8 +555,9 @@ def test_louvain_on_the_coarse_graph_of_a_large_graph_finds_the_planted_communit
 
 
 def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
-    """A sweep computes its moves block by block (small arrays); every block reads the sweep's start
-    state, so the partition is the one computed in a single block, with or without coarsening."""
+    """A sweep computes its moves block by block (small arrays), on worker threads or not; every
+    block reads the sweep's start state, so the partition is the one computed in a single block,
+    with or without coarsening."""
     import networkx as nx
     import numpy as np
 
@@ -568,11 +569,18 @@ def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
     source, target = edges[:, 0] + 1, edges[:, 1] + 1
     weight = np.random.default_rng(2).uniform(0.1, 1.0, len(edges))
     monkeypatch.setattr(communities, "COARSEN_ABOVE", 60)
+    monkeypatch.setattr(communities, "WORKERS", 1)
     whole = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
     monkeypatch.setattr(communities, "BLOCK_ENTRIES", 7)  # dozens of blocks per sweep
     blocked = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
-    for one, many in zip(whole, blocked, strict=True):
-        assert one.tolist() == many.tolist()
+    monkeypatch.setattr(communities, "WORKERS", 3)  # the blocks shared out among three threads
+    threaded = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
+    monkeypatch.setattr(communities, "BLOCK_ENTRIES", 1 << 20)
+    monkeypatch.setattr(communities, "SHARE_ABOVE", 0)  # one block a thread
+    shared = [communities.louvain(n, source, target, weight, coarsen=c) for c in (False, True)]
+    assert len(communities._row_blocks(communities._symmetric(n, source, target, weight).indptr)) == 4
+    for one, many, on_threads, one_each in zip(whole, blocked, threaded, shared, strict=True):
+        assert one.tolist() == many.tolist() == on_threads.tolist() == one_each.tolist()
         assert len(set(one[[0, n - 2, n - 1]].tolist())) == 3 and len(np.unique(one)) < n // 4
 
 

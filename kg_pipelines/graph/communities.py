@@ -4,12 +4,13 @@ that graphs of millions of edges take seconds, not the minutes of a pure-Python 
 It is the parallel variant of Louvain's local moving phase (as in GPU and multi-core Louvain
 implementations): in each sweep, every node's best neighbouring community is computed from the
 sweep's starting state with ``A @ P`` (the node x community weight matrix; block by block of rows,
-so that the arrays of a block stay small), and three quarters (at random) of the nodes
-that gain by moving do move: moving all at once can make neighbours swap communities forever, and
-of two singletons that would swap only the one with the larger label moves. Sweeps repeat until
-fewer than ``min_moved`` of the nodes move, then the communities become the nodes of the next
-level (Louvain's aggregation), until a level moves nothing. The gain of moving node i into
-community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the modularity gain times m).
+so that the arrays of a block stay small, the blocks shared out among the cores), and three
+quarters (at random) of the nodes that gain by moving do move: moving all at once can make
+neighbours swap communities forever, and of two singletons that would swap only the one with the
+larger label moves. Sweeps repeat until fewer than ``min_moved`` of the nodes move, then the
+communities become the nodes of the next level (Louvain's aggregation), until a level moves
+nothing. The gain of moving node i into community C is k_i,in(C) - γ Σ_tot(C) k_i / 2m (the
+modularity gain times m).
 
 On a large graph (more than ``COARSEN_ABOVE`` nodes) Louvain runs on a coarse graph: every node
 first joins its strongest neighbour (one vectorised pass; the groups are the connected components
@@ -22,6 +23,10 @@ link may leave its community).
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
 from scipy.sparse.csgraph import connected_components
@@ -29,7 +34,11 @@ from scipy.sparse.csgraph import connected_components
 COARSEN_ABOVE = 50_000  # nodes
 LARGE_SWEEPS, LARGE_MIN_MOVED = 5, 0.02
 REFINE_SWEEPS = 2  # of the last local moving on the whole graph
-BLOCK_ENTRIES = 1 << 20  # matrix entries per block of rows in a sweep
+BLOCK_ENTRIES = 1 << 20  # matrix entries per block of rows in a sweep (at most)
+# a sweep's blocks run on this many threads (numpy and scipy.sparse release the GIL in their loops);
+# a graph of fewer entries than SHARE_ABOVE is not split for them (threads would cost more)
+WORKERS = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8)
+SHARE_ABOVE = 1 << 16
 
 
 def louvain(
@@ -158,22 +167,13 @@ def _local_moving(
     if two_m == 0:
         return community, False
     off_diagonal = _without_diagonal(adjacency)
-    # rows in blocks of about BLOCK_ENTRIES entries: the per-entry arrays of a block stay small
-    # (reused memory instead of fresh pages for each of them); a sweep's decisions are the same
-    bounds = np.searchsorted(off_diagonal.indptr, np.arange(0, off_diagonal.nnz, BLOCK_ENTRIES), side="right") - 1
-    blocks = np.unique(np.r_[0, bounds, size])
+    blocks = _row_blocks(off_diagonal.indptr)
     moved_any = False
     for _sweep in range(max_sweeps):
         if off_diagonal.nnz == 0:
             break  # no node has a neighbour (every community is already closed): nothing can move
         total = np.bincount(community, weights=degree, minlength=size)
-        membership = _membership(community, size)
-        best_community, best_gain, stay = community.copy(), np.full(size, -np.inf), np.empty(size)
-        for lo, hi in zip(blocks[:-1], blocks[1:], strict=True):
-            rows = slice(lo, hi)
-            best_community[rows], best_gain[rows], stay[rows] = _best_moves(
-                off_diagonal[rows] @ membership, community[rows], degree[rows], total, resolution, two_m
-            )
+        best_community, best_gain, stay = _sweep_moves(off_diagonal, blocks, community, degree, total, resolution)
         wants = (best_gain > stay + 1e-12) & (best_community != community)
         # two singletons would swap places forever: only the one with the larger label moves
         # (the singleton rule of parallel Louvain); other movers are thinned to a random 3/4
@@ -189,6 +189,45 @@ def _local_moving(
         if movers.sum() < min_moved * size:
             break
     return community, moved_any
+
+
+def _sweep_moves(off_diagonal: csr_matrix, blocks: np.ndarray, community, degree, total, resolution: float):
+    """Every node's best move from the sweep's starting state, block by block of rows (each block
+    writes its own rows; the blocks run on the worker threads when there are several)."""
+    size = len(community)
+    two_m = degree.sum()
+    membership = _membership(community, size)
+    best_community, best_gain, stay = community.copy(), np.full(size, -np.inf), np.empty(size)
+
+    def decide(lo: int, hi: int) -> None:
+        rows = slice(lo, hi)
+        best_community[rows], best_gain[rows], stay[rows] = _best_moves(
+            off_diagonal[rows] @ membership, community[rows], degree[rows], total, resolution, two_m
+        )
+
+    if len(blocks) > 2 and WORKERS > 1:
+        list(_pool().map(decide, blocks[:-1], blocks[1:]))
+    else:
+        for lo, hi in zip(blocks[:-1], blocks[1:], strict=True):
+            decide(lo, hi)
+    return best_community, best_gain, stay
+
+
+def _row_blocks(indptr: np.ndarray) -> np.ndarray:
+    """Bounds of the row blocks of a sweep: blocks of at most BLOCK_ENTRIES entries (the per-entry
+    arrays of a block stay small: reused memory instead of fresh pages for each of them), and at
+    least one a worker on a graph of more than SHARE_ABOVE entries. Every block reads the sweep's
+    starting state, so the decisions do not depend on the blocks."""
+    entries = int(indptr[-1])
+    blocks = max(-(-entries // BLOCK_ENTRIES), WORKERS if entries > SHARE_ABOVE else 1)
+    per_block = max(-(-entries // blocks), 1)
+    starts = np.searchsorted(indptr, np.arange(0, entries, per_block))  # first row at or after each offset
+    return np.unique(np.r_[0, starts, len(indptr) - 1])
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(WORKERS, thread_name_prefix="louvain")
 
 
 def _best_moves(to_community: csr_matrix, community, degree, total, resolution: float, two_m: float):
