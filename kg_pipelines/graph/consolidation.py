@@ -89,7 +89,16 @@ class MergeReport:
     total_after: int
     edges_merged: int
     dry_run: bool
-    surviving_edges: list[dict] = field(default_factory=list)
+    # every surviving edge (id, type, ends, old and new strength, activation count, edge count,
+    # absorbed ids) as a JSON array built by DuckDB: at 10M edges, 230k dicts made and dumped by
+    # Python cost 1.7 s, the same array from DuckDB 0.3 s
+    surviving_edges_json: str = "[]"
+    surviving_preview: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
+
+    @property
+    def surviving_edges(self) -> list[dict]:
+        """Every surviving edge as a dict (parses ``surviving_edges_json``)."""
+        return json.loads(self.surviving_edges_json)
 
 
 @dataclass
@@ -145,7 +154,7 @@ def run_consolidation(
         health = health_figures(operation, report)
         picture = _picture(conn, operation, report, now, dry_run)
         path, summary = consolidation_picture(picture, data_dir) if data_dir is not None else (None, "")
-        text = json.dumps(report_json(operation, report, health), default=str)
+        text = report_text(operation, report, health)
         _record_report(conn, operation, report, health, options, now, path, decay_half_life_days, text)
     return ConsolidationResult(operation, report, health, path, summary, text)
 
@@ -352,14 +361,12 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
         "CREATE OR REPLACE TEMP TABLE _absorbed AS "
         "SELECT unnest(absorbed_edge_ids) AS absorbed_edge_id, edge_id FROM _merge"
     )
-    surviving = (
-        conn.sql(
-            """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
-                  edge_count, absorbed_edge_ids FROM _merge ORDER BY edge_id"""
-        )
-        .fetch_arrow_table()
-        .to_pylist()
-    )
+    surviving = """SELECT edge_id, edge_type, source_id, target_id, old_strength, new_strength, activation_count,
+                        edge_count, absorbed_edge_ids FROM _merge"""
+    surviving_json = run(
+        f"SELECT coalesce(to_json(list(s ORDER BY s.edge_id)), '[]')::VARCHAR FROM ({surviving}) s"
+    ).fetchall()[0][0]
+    preview = fetch_dicts(conn, f"{surviving} ORDER BY edge_id LIMIT {PICTURED_ROWS}")
     merged = run("SELECT count(*) FROM _absorbed").fetchall()[0][0]
     if not dry_run and merged:
         run(
@@ -399,7 +406,8 @@ def merge_duplicate_edges(conn, now: datetime, run_id: str, dry_run: bool) -> Me
         total_after=total_before - merged,
         edges_merged=merged,
         dry_run=dry_run,
-        surviving_edges=surviving,
+        surviving_edges_json=surviving_json,
+        surviving_preview=preview,
     )
 
 
@@ -631,12 +639,13 @@ def write_report_file(data_dir: Path, run_id: str, text: str) -> Path:
     return write_text_atomically(Path(data_dir) / "consolidation_reports" / f"{run_id}.json", text)
 
 
-def report_json(operation: str, report, health: dict) -> dict:
-    """What ``--json`` prints: prune lists the pruned edge ids, merge the surviving edges with their new strength."""
+def report_text(operation: str, report, health: dict) -> str:
+    """What ``--json`` prints, as JSON text: prune lists the pruned edge ids, merge the surviving edges
+    with their new strength (last: their JSON array, as DuckDB built it, goes in as it is)."""
     if operation == "prune":
         body = {k: getattr(report, k) for k in PruneReport.__dataclass_fields__ if k != "pruned_edges"}
     elif operation == "merge-edges":
-        body = {k: getattr(report, k) for k in MergeReport.__dataclass_fields__}
+        body = {k: getattr(report, k) for k in ("run_id", "total_before", "total_after", "edges_merged", "dry_run")}
     else:
         body = {
             "run_id": report.run_id,
@@ -655,7 +664,10 @@ def report_json(operation: str, report, health: dict) -> dict:
                 for c in report.communities
             ],
         }
-    return {"operation": operation, **body, "health": health}
+    text = json.dumps({"operation": operation, **body, "health": health}, default=str)
+    if operation == "merge-edges":
+        text = f'{text[:-1]}, "surviving_edges": {report.surviving_edges_json}}}'
+    return text
 
 
 def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
@@ -665,7 +677,7 @@ def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
         picture.totals = {"total": report.total, "pruned": report.pruned, "kept": report.kept}
         nodes = {x for e in picture.pruned for x in (e["source_id"], e["target_id"])}
     elif operation == "merge-edges":
-        picture.merges = report.surviving_edges[:100]
+        picture.merges = report.surviving_preview[:100]
         picture.totals = {
             "edges_before": report.total_before,
             "edges_after": report.total_after,
