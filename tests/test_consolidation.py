@@ -584,6 +584,42 @@ def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
         assert len(set(one[[0, n - 2, n - 1]].tolist())) == 3 and len(np.unique(one)) < n // 4
 
 
+def _louvain_in_child(queue, n, source, target, weight):
+    from kg_pipelines.graph import communities
+
+    queue.put(communities.louvain(n, source, target, weight).tolist())
+
+
+def test_louvain_threads_work_in_a_forked_child(monkeypatch):
+    """Louvain on threads in a process, then again in a child forked from it (as a worker pool may
+    fork): the child starts its own threads and gives the same partition instead of waiting forever."""
+    import multiprocessing
+
+    import networkx as nx
+    import numpy as np
+
+    from kg_pipelines.graph import communities
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return  # no fork on this platform: nothing to test
+    planted = nx.planted_partition_graph(4, 20, 0.4, 0.02, seed=3)
+    edges = np.array(list(planted.edges()))
+    n, source, target = planted.number_of_nodes(), edges[:, 0], edges[:, 1]
+    weight = np.ones(len(edges))
+    monkeypatch.setattr(communities, "WORKERS", 2)
+    monkeypatch.setattr(communities, "SHARE_ABOVE", 0)
+    here = communities.louvain(n, source, target, weight).tolist()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_louvain_in_child, args=(queue, n, source, target, weight))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+    assert child.exitcode == 0, "the forked child did not finish"
+    assert queue.get(timeout=5) == here
+
+
 def test_most_connected_members_by_degree_then_index():
     import numpy as np
 

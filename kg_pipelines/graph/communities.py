@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 
 import numpy as np
 from scipy.sparse import coo_matrix, csr_matrix
@@ -169,29 +168,34 @@ def _local_moving(
     off_diagonal = _without_diagonal(adjacency)
     blocks = _row_blocks(off_diagonal.indptr)
     moved_any = False
-    for _sweep in range(max_sweeps):
-        if off_diagonal.nnz == 0:
-            break  # no node has a neighbour (every community is already closed): nothing can move
-        total = np.bincount(community, weights=degree, minlength=size)
-        best_community, best_gain, stay = _sweep_moves(off_diagonal, blocks, community, degree, total, resolution)
-        wants = (best_gain > stay + 1e-12) & (best_community != community)
-        # two singletons would swap places forever: only the one with the larger label moves
-        # (the singleton rule of parallel Louvain); other movers are thinned to a random 3/4
-        members = np.bincount(community, minlength=size)
-        swap = (members[community] == 1) & (members[best_community] == 1) & (best_community > community)
-        movers = wants & ~swap & (rng.random(size) < 0.75)
-        if not movers.any():
-            if not wants.any():
+    # threads of this call only (a pool kept across calls would have none in a forked child); they
+    # start on the first block handed out, so a graph in one block starts none
+    with ThreadPoolExecutor(WORKERS, thread_name_prefix="louvain") as pool:
+        for _sweep in range(max_sweeps):
+            if off_diagonal.nnz == 0:
+                break  # no node has a neighbour (every community is already closed): nothing can move
+            total = np.bincount(community, weights=degree, minlength=size)
+            best_community, best_gain, stay = _sweep_moves(
+                off_diagonal, blocks, community, degree, total, resolution, pool
+            )
+            wants = (best_gain > stay + 1e-12) & (best_community != community)
+            # two singletons would swap places forever: only the one with the larger label moves
+            # (the singleton rule of parallel Louvain); other movers are thinned to a random 3/4
+            members = np.bincount(community, minlength=size)
+            swap = (members[community] == 1) & (members[best_community] == 1) & (best_community > community)
+            movers = wants & ~swap & (rng.random(size) < 0.75)
+            if not movers.any():
+                if not wants.any():
+                    break
+                continue
+            community[movers] = best_community[movers]
+            moved_any = True
+            if movers.sum() < min_moved * size:
                 break
-            continue
-        community[movers] = best_community[movers]
-        moved_any = True
-        if movers.sum() < min_moved * size:
-            break
     return community, moved_any
 
 
-def _sweep_moves(off_diagonal: csr_matrix, blocks: np.ndarray, community, degree, total, resolution: float):
+def _sweep_moves(off_diagonal: csr_matrix, blocks: np.ndarray, community, degree, total, resolution: float, pool):
     """Every node's best move from the sweep's starting state, block by block of rows (each block
     writes its own rows; the blocks run on the worker threads when there are several)."""
     size = len(community)
@@ -206,7 +210,7 @@ def _sweep_moves(off_diagonal: csr_matrix, blocks: np.ndarray, community, degree
         )
 
     if len(blocks) > 2 and WORKERS > 1:
-        list(_pool().map(decide, blocks[:-1], blocks[1:]))
+        list(pool.map(decide, blocks[:-1], blocks[1:]))
     else:
         for lo, hi in zip(blocks[:-1], blocks[1:], strict=True):
             decide(lo, hi)
@@ -223,11 +227,6 @@ def _row_blocks(indptr: np.ndarray) -> np.ndarray:
     per_block = max(-(-entries // blocks), 1)
     starts = np.searchsorted(indptr, np.arange(0, entries, per_block))  # first row at or after each offset
     return np.unique(np.r_[0, starts, len(indptr) - 1])
-
-
-@cache
-def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(WORKERS, thread_name_prefix="louvain")
 
 
 def _best_moves(to_community: csr_matrix, community, degree, total, resolution: float, two_m: float):
