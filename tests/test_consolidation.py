@@ -601,7 +601,7 @@ def test_louvain_threads_work_in_a_forked_child(monkeypatch):
     from kg_pipelines.graph import communities
 
     if "fork" not in multiprocessing.get_all_start_methods():
-        return  # no fork on this platform: nothing to test
+        pytest.skip("no fork on this platform")
     planted = nx.planted_partition_graph(4, 20, 0.4, 0.02, seed=3)
     edges = np.array(list(planted.edges()))
     n, source, target = planted.number_of_nodes(), edges[:, 0], edges[:, 1]

@@ -176,7 +176,7 @@ def _local_moving(
                 break  # no node has a neighbour (every community is already closed): nothing can move
             total = np.bincount(community, weights=degree, minlength=size)
             best_community, best_gain, stay = _sweep_moves(
-                off_diagonal, blocks, community, degree, total, resolution, pool
+                off_diagonal, blocks, community, degree, total, resolution, two_m, pool
             )
             wants = (best_gain > stay + 1e-12) & (best_community != community)
             # two singletons would swap places forever: only the one with the larger label moves
@@ -195,11 +195,12 @@ def _local_moving(
     return community, moved_any
 
 
-def _sweep_moves(off_diagonal: csr_matrix, blocks: np.ndarray, community, degree, total, resolution: float, pool):
+def _sweep_moves(
+    off_diagonal: csr_matrix, blocks: np.ndarray, community, degree, total, resolution: float, two_m: float, pool
+):
     """Every node's best move from the sweep's starting state, block by block of rows (each block
     writes its own rows; the blocks run on the worker threads when there are several)."""
     size = len(community)
-    two_m = degree.sum()
     membership = _membership(community, size)
     best_community, best_gain, stay = community.copy(), np.full(size, -np.inf), np.empty(size)
 
