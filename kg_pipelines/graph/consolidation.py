@@ -62,7 +62,7 @@ BRIDGE_LABEL_MAX_PAIRS = (
 )
 MAX_SUMMARIES_BY_LLM = 50
 ALGORITHM = "louvain"
-PICTURED_ROWS = 500  # rows of a report kept as dicts for the picture and previews
+PICTURED_ROWS = 100  # rows of each list of a report that the picture shows (the first, by id)
 
 
 @dataclass
@@ -79,7 +79,7 @@ class PruneReport:
     kept_connectivity: int = 0
     kept_structural: int = 0  # structural edges (MENTIONS, ...) that meet every other prune condition
     decay_half_life_days: float = 0.0
-    pruned_edges: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
+    pruned_edges: list[dict] = field(default_factory=list)  # the first rows, for the picture
 
 
 @dataclass
@@ -93,7 +93,7 @@ class MergeReport:
     # absorbed ids) as a JSON array built by DuckDB: at 10M edges, 230k dicts made and dumped by
     # Python cost 1.7 s, the same array from DuckDB 0.3-0.85 s
     surviving_edges_json: str = "[]"
-    surviving_preview: list[dict] = field(default_factory=list)  # the first rows, for pictures and previews
+    surviving_preview: list[dict] = field(default_factory=list)  # the first rows, for the picture
 
     @property
     def surviving_edges(self) -> list[dict]:
@@ -673,11 +673,11 @@ def report_text(operation: str, report, health: dict) -> str:
 def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
     picture = ConsolidationPicture(operation, now, dry_run=dry_run)
     if operation == "prune":
-        picture.pruned = report.pruned_edges[:100]
+        picture.pruned = report.pruned_edges[:PICTURED_ROWS]
         picture.totals = {"total": report.total, "pruned": report.pruned, "kept": report.kept}
         nodes = {x for e in picture.pruned for x in (e["source_id"], e["target_id"])}
     elif operation == "merge-edges":
-        picture.merges = report.surviving_preview[:100]
+        picture.merges = report.surviving_preview[:PICTURED_ROWS]
         picture.totals = {
             "edges_before": report.total_before,
             "edges_after": report.total_after,
@@ -685,8 +685,8 @@ def _picture(conn, operation, report, now, dry_run) -> ConsolidationPicture:
         }
         nodes = {x for e in picture.merges for x in (e["source_id"], e["target_id"])}
     else:
-        picture.clusters = report.clusters[:100]
-        picture.communities = report.communities[:100]
+        picture.clusters = report.clusters[:PICTURED_ROWS]
+        picture.communities = report.communities[:PICTURED_ROWS]
         picture.totals = {"topic_clusters": len(report.clusters), "communities": len(report.communities)}
         nodes = {x for c in report.communities[:8] for x in c["node_ids"][:10]}
     if nodes:
