@@ -645,7 +645,8 @@ def report_text(operation: str, report, health: dict) -> str:
     if operation == "prune":
         body = {k: getattr(report, k) for k in PruneReport.__dataclass_fields__ if k != "pruned_edges"}
     elif operation == "merge-edges":
-        body = {k: getattr(report, k) for k in ("run_id", "total_before", "total_after", "edges_merged", "dry_run")}
+        lists = ("surviving_edges_json", "surviving_preview")  # the array goes in last, as text
+        body = {k: getattr(report, k) for k in MergeReport.__dataclass_fields__ if k not in lists}
     else:
         body = {
             "run_id": report.run_id,
