@@ -61,19 +61,28 @@ def main(ctx: click.Context, data_dir: str | None, config: str | None) -> None:
 
 
 @main.command()
+@click.option(
+    "--dagster-storage",
+    metavar="URL",
+    default=None,
+    help="Where Dagster keeps runs, event logs and schedules: postgresql://USER@HOST:PORT/DB, or `sqlite` "
+    "(the default, under the data dir). Default: $KG_DAGSTER_STORAGE, else unchanged.",
+)
 @click.pass_obj
-def init(settings: KGSettings) -> None:
+def init(settings: KGSettings, dagster_storage: str | None) -> None:
     """Create the data dir, the Dagster home and the warehouse tables."""
     from dagster import DagsterInstance
 
+    from kg_pipelines.dagster_shell.instance_storage import current_storage, redacted
     from kg_pipelines.dagster_shell.run_guard import ensure_pool_limit
     from kg_pipelines.stores import warehouse
 
-    _ensure_home(settings)
+    _ensure_home(settings, dagster_storage)
     warehouse.connect(settings.warehouse_path).close()
     settings.inbox.mkdir(parents=True, exist_ok=True)
     ensure_pool_limit(DagsterInstance.get())
     click.echo(f"data dir ready: {settings.data_dir}")
+    click.echo(f"dagster storage: {redacted(current_storage(settings.dagster_home))}")
 
 
 @main.command()
@@ -930,13 +939,32 @@ def _runner():
     return runner
 
 
-def _ensure_home(settings: KGSettings) -> None:
-    """The data dir and a Dagster home with our instance template (only for commands that write)."""
+def _ensure_home(settings: KGSettings, dagster_storage: str | None = None) -> None:
+    """The data dir and a Dagster home with our instance template (only for commands that write),
+    its storage set from ``dagster_storage`` or $KG_DAGSTER_STORAGE when either is given."""
+    from kg_pipelines.dagster_shell.instance_storage import (
+        ENV_VAR,
+        StorageSettingError,
+        apply_storage,
+        check_reachable,
+        validate_storage_url,
+    )
+
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "dagster.yaml").exists():
         shutil.copy(Path(__file__).with_name("dagster.yaml"), home / "dagster.yaml")
+    wanted = dagster_storage or os.environ.get(ENV_VAR, "").strip() or None
+    if wanted is None:
+        return
+    try:
+        url = validate_storage_url(wanted)
+        if url.startswith("postgres"):
+            check_reachable(url)
+        apply_storage(home, url)
+    except StorageSettingError as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 def _check_collection(name: str) -> None:
