@@ -88,7 +88,7 @@ def run_core_stages(settings, sources, collections) -> None:
         conn=conn,
         settings=settings,
         llm=llm,
-        vectors=VectorStore(settings.lancedb_dir),
+        vectors=VectorStore.for_settings(settings),
         embedder_for=lambda c: embedder_for(settings.embedding_model_for(c)),
     )
     for collection in collections:

@@ -955,6 +955,7 @@ def _ensure_home(settings: KGSettings, dagster_storage: str | None = None) -> No
     home.mkdir(parents=True, exist_ok=True)
     if not (home / "dagster.yaml").exists():
         shutil.copy(Path(__file__).with_name("dagster.yaml"), home / "dagster.yaml")
+    _check_vector_store(settings)
     wanted = dagster_storage or os.environ.get(ENV_VAR, "").strip() or None
     if wanted is None:
         return
@@ -965,6 +966,20 @@ def _ensure_home(settings: KGSettings, dagster_storage: str | None = None) -> No
         apply_storage(home, url)
     except StorageSettingError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _check_vector_store(settings: KGSettings) -> None:
+    """Object storage for the vectors is asked once before a run, so a wrong bucket, endpoint or
+    credential is one line here, not a traceback from the middle of a run."""
+    from kg_pipelines.stores.vectors import VectorStore, is_remote
+
+    if not is_remote(settings.vectors_location):
+        return
+    try:
+        VectorStore.for_settings(settings).table_names()
+    except Exception as exc:  # lancedb raises OSError / ValueError / RuntimeError by backend
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise click.ClickException(f"cannot reach the vector store {settings.vectors_location}: {reason}") from exc
 
 
 def _check_collection(name: str) -> None:

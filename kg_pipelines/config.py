@@ -383,6 +383,20 @@ class DedupSettings(_Strict):
     )
 
 
+class VectorStoreSettings(_Strict):
+    """Where LanceDB keeps the chunk, question and node vectors."""
+
+    uri: str | None = Field(
+        default=None,
+        description="LanceDB location: a folder, or object storage (s3://bucket/prefix); default <data-dir>/lancedb",
+    )
+    storage_options: dict[str, str] = Field(
+        default_factory=dict,
+        description="Passed to lancedb.connect for object storage, e.g. aws_endpoint (an S3-compatible server), "
+        "aws_region, allow_http; credentials come from the usual AWS_* environment variables",
+    )
+
+
 class KGSettings(_Strict):
     data_dir: Path
     inbox_dir: Path | None = Field(default=None, description="Defaults to <data_dir>/inbox")
@@ -401,6 +415,7 @@ class KGSettings(_Strict):
         default=DEFAULT_EMBEDDING_MODEL,
         description="Embeds the graph's named nodes (LanceDB table graph_nodes), across collections",
     )
+    vectors: VectorStoreSettings = Field(default_factory=VectorStoreSettings, description="The LanceDB store")
     merger: MergerSettings = Field(default_factory=MergerSettings)
     fusion: FusionSettings = Field(
         default_factory=FusionSettings, description="Fusion of ranked results across collections (seed 004)"
@@ -440,6 +455,11 @@ class KGSettings(_Strict):
     @property
     def lancedb_dir(self) -> Path:
         return self.data_dir / "lancedb"
+
+    @property
+    def vectors_location(self) -> str:
+        """The LanceDB URI: ``vectors.uri`` (a folder or ``s3://...``), else ``<data-dir>/lancedb``."""
+        return self.vectors.uri or str(self.lancedb_dir)
 
     @property
     def dagster_home(self) -> Path:

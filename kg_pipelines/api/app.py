@@ -92,11 +92,11 @@ def create_app(settings: KGSettings | None = None) -> FastAPI:
 
     @app.get("/collections", summary="Knowledge collections that can be asked")
     def collections() -> dict:
-        found = []
-        if settings.lancedb_dir.exists():
-            from kg_pipelines.stores.vectors import VectorStore
+        from kg_pipelines.stores.vectors import VectorStore, vectors_exist
 
-            store = VectorStore(settings.lancedb_dir)
+        found = []
+        if vectors_exist(settings):
+            store = VectorStore.for_settings(settings)
             snapshot = load_graph_snapshot(settings)
             documents: dict[str, int] = {}
             if snapshot is not None:

@@ -67,7 +67,7 @@ class NodeMergesConfig(Config):
 
 
 def _node_vectors(kg: KGResource) -> NodeVectors:
-    return NodeVectors(kg.settings.lancedb_dir)
+    return NodeVectors.for_settings(kg.settings)
 
 
 @asset(

@@ -87,7 +87,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
         )
         settings = ctx.settings
-        node_store = NodeVectors(settings.lancedb_dir)
+        node_store = NodeVectors.for_settings(settings)
         embedder = embedder_for(settings.node_embedding_model, settings.llm)
         # formation-time dedup (seed 001 Strategy 2) compares the new nodes' vectors: embed them first
         embedded = sync_node_vectors(conn, node_store, embedder).embedded

@@ -121,7 +121,7 @@ def publish_graph_change(conn, settings, now: datetime | None = None, embedder=N
     """Bring every reader's view in step with the graph just written (see the module doc); the
     caller's transaction is committed. ``embedder``: the node embedder (default: the settings'
     model, loaded only when a node needs a vector)."""
-    vectors = sync_node_vectors(conn, NodeVectors(settings.lancedb_dir), embedder or _EmbedderOnDemand(settings))
+    vectors = sync_node_vectors(conn, NodeVectors.for_settings(settings), embedder or _EmbedderOnDemand(settings))
     stats = publish_graph_stats(conn, settings.data_dir, now)
     snapshot = publish_graph_snapshot(conn, settings)
     return GraphPublication(snapshot.name, stats, vectors)

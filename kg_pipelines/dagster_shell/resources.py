@@ -55,7 +55,7 @@ class KGResource(ConfigurableResource):
             conn.close()
 
     def vectors(self) -> VectorStore:
-        return VectorStore(self.settings.lancedb_dir)
+        return VectorStore.for_settings(self.settings)
 
     def registry(self) -> SourceRegistry:
         return SourceRegistry(self.settings.source_registry_path)

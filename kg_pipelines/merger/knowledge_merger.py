@@ -56,7 +56,7 @@ def embedding_scorer(conn: duckdb.DuckDBPyConnection, settings: KGSettings) -> E
     from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
 
     embedder = embedder_for(settings.node_embedding_model, settings.llm)
-    store = NodeVectors(settings.lancedb_dir)
+    store = NodeVectors.for_settings(settings)
     sync_node_vectors(conn, store, embedder)
     return EmbeddingScorer(store, embedder)
 

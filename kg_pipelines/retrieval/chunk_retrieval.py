@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -180,11 +179,6 @@ class CollectionIndex:
         return {r["chunk_id"]: ChunkRow(**r) for r in data}
 
 
-def collection_indexes(lancedb_dir: Path, collections: list[str], embedder_for) -> dict[str, CollectionIndex]:
-    store = VectorStore(lancedb_dir)
-    return {c: CollectionIndex(store, c, embedder_for) for c in collections}
-
-
 # -- the retriever: text ranks, graph ranks, and how they combine ----------------------------------
 
 VARIANTS = (
@@ -232,7 +226,7 @@ class ChunkRetriever:
         self.options = settings.retrieval
         self._embedder_for = lambda model: embedder_for(model, settings.llm)
         self._load_snapshot = snapshot_loader or (lambda: load_graph_snapshot(settings))
-        self._store = VectorStore(settings.lancedb_dir)
+        self._store = VectorStore.for_settings(settings)
         self._indexes: dict[str, CollectionIndex] = {}
 
     # -- what there is ---------------------------------------------------------------------------
@@ -287,7 +281,7 @@ class ChunkRetriever:
             if self.options.link_by_vector and text:
                 from kg_pipelines.stores.node_vectors import NodeVectors
 
-                node_vectors = NodeVectors(self.settings.lancedb_dir)
+                node_vectors = NodeVectors.for_settings(self.settings)
                 if node_vectors.count():
                     question_vector = embed(self.settings.node_embedding_model)
             links = link_question(

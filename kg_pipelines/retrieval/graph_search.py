@@ -533,11 +533,12 @@ class _LazyNodeVectors:
 
     def search(self, vector, k: int = 10, node_type: str | None = None):
         from kg_pipelines.stores.node_vectors import NodeVectors
+        from kg_pipelines.stores.vectors import vectors_exist
 
-        if not self.settings.lancedb_dir.exists():
+        if not vectors_exist(self.settings):
             return []
         if self._store is None:
-            self._store = NodeVectors(self.settings.lancedb_dir)
+            self._store = NodeVectors.for_settings(self.settings)
         return self._store.search(vector, k, node_type)
 
 

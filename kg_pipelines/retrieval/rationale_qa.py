@@ -40,7 +40,7 @@ from kg_pipelines.collections import validate_collection_name
 from kg_pipelines.llm.client import LLMClient, LLMError
 from kg_pipelines.offline.rationale import NO_ANSWER, extractive_answer, propose_sub_questions
 from kg_pipelines.retrieval.fusion import FusionConfig, RetrievedItem, fuse
-from kg_pipelines.stores.vectors import VectorStore
+from kg_pipelines.stores.vectors import VectorStore, vectors_exist
 
 STRATEGIES = ("auto", "general", "factual", "analytical", "procedural")
 
@@ -299,7 +299,7 @@ def answer_question(
     ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
     ANSWERS_IN edges (both from the graph snapshot)."""
     rules = settings.rationale_qa
-    store = store or VectorStore(settings.lancedb_dir)
+    store = store or VectorStore.for_settings(settings)
     known = available_collections(store)
     question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, known)
     rationale = rationale or rationale_for(settings)
@@ -523,7 +523,7 @@ def ask(
     snapshot = load_graph_snapshot(settings)
     titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
     answers_in = snapshot.derived("answers_in", _answers_in) if snapshot is not None else {}
-    store = VectorStore(settings.lancedb_dir) if settings.lancedb_dir.exists() else None
+    store = VectorStore.for_settings(settings) if vectors_exist(settings) else None
     if store is None:  # nothing ingested: validate the request, then say so
         question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
         return QAResult(

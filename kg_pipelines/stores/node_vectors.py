@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import lancedb
 import numpy as np
 import pyarrow as pa
 
-from kg_pipelines.stores.vectors import vectors_column
+from kg_pipelines.stores.vectors import connect_lancedb, vectors_column
 
 TABLE = "graph_nodes"
 UNEMBEDDED_KINDS = ("chunk", "question")  # embedded per collection in chunks__* / questions__*
@@ -54,10 +53,12 @@ class NodeVectorSync:
 class NodeVectors:
     """The ``graph_nodes`` table: node_id, node_type, node_kind, name, text_hash, embedding_model, vector."""
 
-    def __init__(self, lancedb_dir: Path | str):
-        path = Path(lancedb_dir)
-        path.mkdir(parents=True, exist_ok=True)
-        self.db = lancedb.connect(str(path))
+    def __init__(self, location: Path | str, storage_options: dict[str, str] | None = None):
+        self.db = connect_lancedb(location, storage_options)
+
+    @classmethod
+    def for_settings(cls, settings) -> NodeVectors:
+        return cls(settings.vectors_location, settings.vectors.storage_options)
 
     def table(self):
         return self.db.open_table(TABLE) if TABLE in self.db.list_tables().tables else None

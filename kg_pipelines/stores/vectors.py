@@ -1,5 +1,9 @@
 """The LanceDB vector store: one chunk table and one question table per collection.
 
+LanceDB lives in a folder of the data dir by default, or on object storage (``vectors.uri:
+s3://bucket/prefix`` with ``vectors.storage_options``, e.g. the endpoint of an S3-compatible
+server): ``connect_lancedb`` is the one place a LanceDB connection is made.
+
 A collection may use its own embedding model, so vectors of different collections are never mixed
 in one table; each row records the model that embedded it. Writes replace a set of documents'
 rows (delete, then add). Every LanceDB write creates a table version; consolidation compacts.
@@ -26,15 +30,37 @@ def table_name(kind: str, collection: str) -> str:
     return f"{kind}__{validate_collection_name(collection)}"
 
 
+def is_remote(location: str | Path) -> bool:
+    """Object storage (``s3://``, ``gs://``, ``az://``, ...) rather than a folder."""
+    return "://" in str(location) and not str(location).startswith("file://")
+
+
+def connect_lancedb(location: str | Path, storage_options: dict[str, str] | None = None):
+    """A LanceDB connection to a folder (created if missing) or to object storage."""
+    if is_remote(location):
+        return lancedb.connect(str(location), storage_options=dict(storage_options or {}))
+    Path(location).mkdir(parents=True, exist_ok=True)
+    return lancedb.connect(str(location))
+
+
+def vectors_exist(settings) -> bool:
+    """Whether anything can have been written yet (a local folder that does not exist: nothing
+    was ingested; object storage is asked when it is opened)."""
+    return is_remote(settings.vectors_location) or settings.lancedb_dir.exists()
+
+
 def _sql_list(values: Sequence[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
 class VectorStore:
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        self.db = lancedb.connect(str(self.path))
+    def __init__(self, location: Path | str, storage_options: dict[str, str] | None = None):
+        self.location = str(location)
+        self.db = connect_lancedb(location, storage_options)
+
+    @classmethod
+    def for_settings(cls, settings) -> VectorStore:
+        return cls(settings.vectors_location, settings.vectors.storage_options)
 
     def table_names(self) -> list[str]:
         return list(self.db.list_tables().tables)
