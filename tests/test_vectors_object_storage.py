@@ -94,7 +94,8 @@ def test_ingest_search_ask_retrieve_and_remove_on_object_storage(cli_env, s3):
 def test_an_unreachable_bucket_fails_the_run_with_the_reason(cli_env, s3):
     data = cli_env / "graph"
     data.mkdir()
-    settings = {"vectors": {"uri": "s3://no-such-bucket/x", "storage_options": {"aws_endpoint": s3, "allow_http": "true"}}}
+    options = {"aws_endpoint": s3, "allow_http": "true"}
+    settings = {"vectors": {"uri": "s3://no-such-bucket/x", "storage_options": options}}
     (data / "kg.yaml").write_text(yaml.safe_dump(settings))
     papers = cli_env / "papers"
     papers.mkdir()
