@@ -9,7 +9,7 @@ import pytest
 
 from kg_pipelines.graph.alias_merging import merge_stated_aliases
 from kg_pipelines.graph.merge_exclusions import MergeExclusions
-from kg_pipelines.graph.node_merging import unmerge
+from kg_pipelines.graph.node_merging import PlannedMerge, merge_pairs, unmerge
 from kg_pipelines.graph.stated_aliases import (
     ABBREVIATION,
     CUE,
@@ -65,18 +65,24 @@ def test_the_long_form_is_the_shortest_run_of_words_that_spells_the_short_form()
     "sentence",
     [
         "Glucose fell in both groups of treated mice (p < 0.05).",
-        "Body weight fell in the second group of mice receiving the drug (Figure 2).",
         "Twelve animals were treated with the compound each day (n = 12).",
-        "Mortality was highest in the southern health district (Smith 2020).",
-        "Mortality was highest in the southern health district (Smith, 2020).",
         "Mortality was highest in the southern districts (Smith et al.).",
         "The dose was doubled in the second week (see below).",
-        "Oleoylethanolamide (OEA) was given (Figure 3).",
+        # the published rule takes each of these for a definition: its letters spell the "short form"
+        "Tumours were seen in small mice in the third month (Smith, 2020).",
+        "Tumours were seen in small mice in the third month (Smith 2020).",
+        "Fat intake grew under restricted feeding at week 2 (Figure 2).",
+        "Patients received a low-fat diet, metformin, and exercise (alone).",
+        "Acids were measured in serum and urine (sera).",
     ],
 )
 def test_parentheticals_that_define_nothing(sentence):
-    found = find_abbreviations(sentence)
-    assert found == ([("Oleoylethanolamide", "OEA")] if sentence.startswith("Oleoyl") else [])
+    assert find_abbreviations(sentence) == []
+    assert find_stated_aliases(sentence) == []
+
+
+def test_a_definition_beside_a_figure_reference_is_still_found():
+    assert find_abbreviations("Oleoylethanolamide (OEA) was given daily (Figure 3).") == [("Oleoylethanolamide", "OEA")]
 
 
 def test_a_short_form_over_ten_characters_or_a_long_form_too_long_is_refused():
@@ -249,6 +255,18 @@ def test_a_definition_read_earlier_joins_a_node_created_later(conn):
     assert (merge.canonical_name, merge.duplicate_name) == ("Glucagon-Like Peptide 1 Receptor", "GLP1R")
     evidence = conn.execute("SELECT evidence FROM node_merges WHERE merge_id = ?", [merge.merge_id]).fetchone()[0]
     assert evidence == "The glucagon-like peptide 1 receptor (GLP1R) binds semaglutide."
+
+
+def test_a_merge_pass_records_the_evidence_of_each_pair(conn):
+    _setup(conn, [_node("compound:aspirin", "Aspirin"), _node("compound:acetylsalicylic acid", "ASA")], [])
+    with transaction(conn):
+        (merge,) = merge_pairs(
+            conn,
+            [PlannedMerge("compound:aspirin", "compound:acetylsalicylic acid", None, "stated_alias", "It says so.")],
+            T0,
+        )
+    row = conn.execute("SELECT decision, evidence FROM node_merges WHERE merge_id = ?", [merge.merge_id]).fetchone()
+    assert row == ("stated_alias", "It says so.")
 
 
 def test_an_older_warehouse_gains_the_evidence_column(tmp_path):
