@@ -3,6 +3,7 @@
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from kg_pipelines.embedding import embedder_for
+from kg_pipelines.graph.alias_merging import stated_alias_step
 from kg_pipelines.graph.formation_dedup import formation_dedup
 from kg_pipelines.graph.graph_building import sync_graph
 from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
@@ -91,6 +92,8 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
         embedder = embedder_for(settings.node_embedding_model, settings.llm)
         # formation-time dedup (seed 001 Strategy 2) compares the new nodes' vectors: embed them first
         embedded = sync_node_vectors(conn, node_store, embedder).embedded
+        # aliases the text states ("long form (SHORT)", "X, also known as Y") join their nodes first
+        stated = stated_alias_step(conn, node_store, settings, report.synced_documents, now)
         absorbed = formation_dedup(conn, node_store, settings, now)
         # readers never open DuckDB: vectors (absorbed nodes lose theirs), the schedules' stats and
         # the graph snapshot are brought in step, as after every other graph write
@@ -123,6 +126,7 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "node_vectors_embedded": embedded + published.vectors.embedded,
                 "node_vectors_total": published.vectors.total,
                 "graph_snapshot": published.snapshot,
+                "stated_aliases_merged": MetadataValue.md(stated),
                 "nodes_absorbed_at_formation": MetadataValue.md(absorbed),
             },
         )

@@ -139,8 +139,10 @@ def merge_nodes(
     decision: str = "score",
     strategy: str = "prefer_older",
     origin: str = "cli",
+    evidence: str | None = None,
 ) -> MergeOutcome:
-    """Fold ``duplicate_id`` into ``canonical_id`` (the caller holds the transaction)."""
+    """Fold ``duplicate_id`` into ``canonical_id`` (the caller holds the transaction); ``evidence``:
+    the sentence stating the two are one (a stated alias), kept in ``node_merges``."""
     if canonical_id == duplicate_id:
         raise MergeError(f"cannot merge node {canonical_id!r} into itself")
     nodes = {
@@ -285,6 +287,7 @@ def merge_nodes(
                 "self_loops_dropped": len(dropped),
                 "snapshot": json.dumps(snapshot, default=_json_default),
                 "undone_at": None,
+                "evidence": evidence,
             }
         ],
     )
@@ -314,6 +317,7 @@ class PlannedMerge:
     node_b: str
     score: float | None
     decision: str
+    evidence: str | None = None
 
 
 def merge_pairs(
@@ -352,6 +356,7 @@ def merge_pairs(
             pair.decision,
             strategy if chosen is None else "formation_time",
             origin,
+            pair.evidence,
         )
         resolved[duplicate] = canonical
         outcomes.append(outcome)

@@ -359,8 +359,10 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "duplicate_name": "Name of the duplicate.",
         "node_type": "Type of both nodes.",
         "score": "Seed score of the pair when merged.",
-        "decision": "Cascade stage that decided the merge (exact_name, score, llm, person).",
-        "strategy": "prefer_older / prefer_higher_weight / prefer_more_links, or formation_time.",
+        "decision": "Cascade stage that decided the merge (exact_name, score, llm, person), or stated_alias (the "
+        "text defines one name as the other).",
+        "strategy": "prefer_older / prefer_higher_weight / prefer_more_links, or formation_time, or stated_name "
+        "(a stated alias: the name the text prefers stays).",
         "origin": "weekly pass, cli, ui, or graph (formation-time dedup during ingestion).",
         "edges_redirected": "Edges of the duplicate moved onto the canonical node.",
         "edges_combined": "Edges of the duplicate folded into an existing edge of the canonical (weights averaged).",
@@ -368,6 +370,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "snapshot": "Both nodes, every edge and support row the merge changed, as they were (JSON): what unmerge "
         "restores.",
         "undone_at": "When `unmerge` undid the merge; NULL while it holds.",
+        "evidence": "The sentence stating the two names are one (stated_alias merges); NULL for other merges.",
     },
     "node_aliases": {
         "alias_id": "Node id merged away; graph building files its new support under canonical_id.",
@@ -377,6 +380,20 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "dedup_state": {
         "name": "`formation_checked_until`: entity nodes created after it still await formation-time dedup.",
         "value": "The time.",
+    },
+    "stated_aliases": {
+        "document_id": _DOCUMENT_ID,
+        "chunk_id": _CHUNK_ID,
+        "collection": _COLLECTION,
+        "kind": 'abbreviation ("long form (SHORT)" or "SHORT (long form)", Schwartz-Hearst) or cue '
+        '("X, also known as Y", "X, formerly Y", ...: graph/data/alias_cues.txt).',
+        "name_a": "The name the text prefers (the long form, or the current name), as written.",
+        "name_b": "The other name (the short form, or the former name), as written.",
+        "keys_a": "Node keys tried for name_a, longest first (one for an abbreviation; the word-suffixes of the "
+        "clause before a cue).",
+        "keys_b": "Node keys tried for name_b, longest first (the word-prefixes of the clause after a cue).",
+        "evidence": "The sentence that states it (recorded in node_merges.evidence when the nodes merge).",
+        "found_at": "When the chunk was read.",
     },
 }
 

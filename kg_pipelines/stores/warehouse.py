@@ -155,11 +155,17 @@ SCHEMA: dict[str, str] = {
         duplicate_id VARCHAR NOT NULL, canonical_name VARCHAR NOT NULL, duplicate_name VARCHAR NOT NULL,
         node_type VARCHAR NOT NULL, score DOUBLE, decision VARCHAR NOT NULL, strategy VARCHAR NOT NULL,
         origin VARCHAR NOT NULL, edges_redirected INTEGER NOT NULL, edges_combined INTEGER NOT NULL,
-        self_loops_dropped INTEGER NOT NULL, snapshot JSON NOT NULL, undone_at TIMESTAMPTZ""",
+        self_loops_dropped INTEGER NOT NULL, snapshot JSON NOT NULL, undone_at TIMESTAMPTZ, evidence VARCHAR""",
     "node_aliases": """
         alias_id VARCHAR PRIMARY KEY, canonical_id VARCHAR NOT NULL, merge_id VARCHAR NOT NULL""",
     "dedup_state": """
         name VARCHAR PRIMARY KEY, value TIMESTAMPTZ NOT NULL""",
+    # aliases the text states ("long form (SHORT)", "X, also known as Y"), per chunk: the graph step
+    # merges the two names' nodes (graph/alias_merging.py); keys_a / keys_b: node keys to try
+    "stated_aliases": """
+        document_id VARCHAR NOT NULL, chunk_id VARCHAR NOT NULL, collection VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+        name_a VARCHAR NOT NULL, name_b VARCHAR NOT NULL, keys_a VARCHAR[] NOT NULL, keys_b VARCHAR[] NOT NULL,
+        evidence VARCHAR NOT NULL, found_at TIMESTAMPTZ NOT NULL""",
 }
 
 # A document's status is derived from its chunks' states, never written by a later stage:
@@ -195,6 +201,7 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS questions_chunk ON atomic_questions (chunk_id)",
     "CREATE INDEX IF NOT EXISTS node_support_document ON kg_node_support (document_id)",
     "CREATE INDEX IF NOT EXISTS edge_support_document ON kg_edge_support (document_id)",
+    "CREATE INDEX IF NOT EXISTS stated_aliases_document ON stated_aliases (document_id)",
 )
 
 
@@ -219,6 +226,8 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
         conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
     _migrate_json_row_columns(conn)
     _migrate_prune_log_support(conn)
+    # warehouses made before merges kept their evidence (the sentence stating an alias)
+    conn.execute("ALTER TABLE node_merges ADD COLUMN IF NOT EXISTS evidence VARCHAR")
     for statement in INDEXES:
         conn.execute(statement)
     for view, sql in VIEWS.items():
