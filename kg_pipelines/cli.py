@@ -193,8 +193,10 @@ def demo(settings: KGSettings) -> None:
         f"  {settings.warehouse_path}    DuckDB: documents, chunks, entities, kg_nodes, kg_edges, ...\n"
         f"  {settings.lancedb_dir}    chunk, question and node vectors\n"
         f"  {settings.data_dir / 'pictures'}    before/after pictures of consolidation and merge passes\n"
-        "  kg-pipelines search TERM / ask QUESTION / retrieve QUESTION / serve   (README: Retrieval, HTTP API)\n"
-        f"  drop files into {settings.inbox}/<collection>/ with `make dev` running: the sensor ingests them"
+        "  kg-pipelines search TERM / ask QUESTION / retrieve QUESTION   (docs/retrieval.md)\n"
+        f"  drop files into {settings.inbox}/<collection>/ with `make dev` running: the sensor ingests them\n"
+        f"\nSee the graph: kg-pipelines --data-dir {settings.data_dir} serve, then open the explorer at\n"
+        f"  http://127.0.0.1:{settings.api.port}/explore?term={DEMO_SEARCH_TERM}   (the API's docs: /docs)"
     )
     if failures:
         sys.exit(1)

@@ -252,6 +252,9 @@ class APISettings(_Strict):
     port: int = Field(default=8000, ge=1, le=65535)
     max_token_budget: int = Field(default=32000, ge=1, description="Largest token budget a /qa request may ask for")
     max_collections: int = Field(default=20, ge=1, description="Most collections one /qa request may name")
+    dagster_ui_url: str = Field(
+        default="http://127.0.0.1:3000", description="The Dagster UI of this data dir (the explorer links to it)"
+    )
 
 
 class RetrievalSettings(_Strict):

@@ -135,6 +135,9 @@ def create_app(settings: KGSettings | None = None) -> FastAPI:
         )
         return result.to_dict()
 
+    from kg_pipelines.api.explorer import add_explorer
+
+    add_explorer(app, settings)
     return app
 
 

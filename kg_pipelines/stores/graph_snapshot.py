@@ -29,6 +29,9 @@ Tables (columns):
 - ``edge_support``: edge_id, chunk_id, document_id, collection
 - ``chunks``: chunk_id, document_id, collection, seq, title (the document's title)
 - ``documents``: document_id, collection, title, source_path
+- ``merges``: the 200 newest ``node_merges`` rows (no snapshot column)
+
+``nodes`` also carries ``energy`` and ``merge_history`` as JSON text (the explorer shows them).
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ FORMAT_VERSION = 1
 # table -> the SELECT that fills it (constants: nothing from outside is ever pasted in)
 SNAPSHOT_QUERIES: dict[str, str] = {
     "nodes": """SELECT node_id, node_kind, node_type, name, description, topic_key, base_weight,
-                       support_count, created_by
+                       support_count, created_by, CAST(energy AS VARCHAR) AS energy,
+                       CAST(merge_history AS VARCHAR) AS merge_history
                 FROM kg_nodes ORDER BY node_id""",
     "edges": """SELECT edge_id, source_id, target_id, edge_type, strength, activation_count,
                        last_activated_at, created_by, protected, explanation, keywords, support_count
@@ -69,7 +73,13 @@ SNAPSHOT_QUERIES: dict[str, str] = {
                  FROM chunks c LEFT JOIN documents d USING (document_id) ORDER BY c.chunk_id""",
     "documents": """SELECT document_id, collection, title, source_path FROM documents
                     WHERE text IS NOT NULL ORDER BY document_id""",
+    # the newest merges of duplicate nodes, for the explorer's health view
+    "merges": """SELECT merge_id, merged_at, canonical_id, duplicate_id, canonical_name, duplicate_name, node_type,
+                        score, decision, strategy, origin, undone_at
+                 FROM node_merges ORDER BY merged_at DESC LIMIT 200""",
 }
+# tables a snapshot published by an older version lacks: read as empty
+OPTIONAL_TABLES = ("merges",)
 
 
 def snapshot_root(settings) -> Path:
@@ -199,6 +209,7 @@ class GraphSnapshot:
     edge_support: pa.Table
     chunks: pa.Table
     documents: pa.Table
+    merges: pa.Table = field(default_factory=lambda: pa.table({"merge_id": pa.array([], pa.string())}))
     _derived: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -222,7 +233,11 @@ def read_graph_snapshot(folder: Path) -> GraphSnapshot:
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     if manifest.get("format") != FORMAT_VERSION:
         raise ValueError(f"{folder}: snapshot format {manifest.get('format')}, this code reads {FORMAT_VERSION}")
-    tables = {table: pq.read_table(folder / f"{table}.parquet") for table in SNAPSHOT_QUERIES}
+    tables = {
+        table: pq.read_table(folder / f"{table}.parquet")
+        for table in SNAPSHOT_QUERIES
+        if table not in OPTIONAL_TABLES or (folder / f"{table}.parquet").exists()
+    }
     return GraphSnapshot(
         version=manifest["version"], path=folder, published_at=float(manifest["published_at"]), **tables
     )
