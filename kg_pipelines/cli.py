@@ -662,21 +662,42 @@ def _quiet_model_loading() -> None:
 # -- graph consolidation (seed 002) and bring your own graph ---------------------------------------
 
 
-@main.command()
-@click.argument("operation", type=click.Choice(["prune", "merge-edges", "summarize"]))
-@click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option(
-    "--decay-half-life-days",
-    type=click.FloatRange(min=0),
-    help="Strength halves per this many inactive days before the prune threshold (0: no decay).",
-)
-@click.pass_obj
-def consolidate(
+@main.group()
+def consolidate() -> None:
+    """Consolidate the graph (seed 002): prune weak edges, merge duplicate edges, summarize (topic
+    clusters, communities); restore what a prune removed."""
+
+
+def _consolidation_command(operation: str, help_text: str):
+    """``consolidate prune`` / ``merge-edges`` / ``summarize``: the asset through Dagster on this data
+    dir's instance (the run shows in the UI)."""
+
+    @consolidate.command(operation, help=help_text)
+    @click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    @click.option(
+        "--decay-half-life-days",
+        type=click.FloatRange(min=0),
+        help="Strength halves per this many inactive days before the prune threshold (0: no decay).",
+    )
+    @click.pass_obj
+    def command(settings: KGSettings, dry_run: bool, as_json: bool, decay_half_life_days: float | None) -> None:
+        _consolidate(settings, operation, dry_run, as_json, decay_half_life_days)
+
+    return command
+
+
+for _operation, _help in (
+    ("prune", "Prune weak, inactive edges (never user-made, protected, structural or bridge edges)."),
+    ("merge-edges", "Merge duplicate edges of the same node pair into the strongest one."),
+    ("summarize", "Find topic clusters and communities, with their summaries."),
+):
+    _consolidation_command(_operation, _help)
+
+
+def _consolidate(
     settings: KGSettings, operation: str, dry_run: bool, as_json: bool, decay_half_life_days: float | None
 ) -> None:
-    """Consolidate the graph: prune weak edges, merge duplicate edges, or summarize (topic clusters,
-    communities). Runs the asset through Dagster on this data dir's instance (shows in the UI)."""
     import json
 
     if not settings.warehouse_path.exists():
@@ -701,6 +722,37 @@ def consolidate(
         click.echo(json.dumps(report, indent=1, default=str))
         return
     click.echo(_consolidation_text(report))
+
+
+@consolidate.command("restore")
+@click.argument("run_id")
+@click.option(
+    "--edge",
+    "edge_ids",
+    multiple=True,
+    metavar="EDGE_ID",
+    help="Restore only this edge of the run (repeatable; default: every edge the run pruned).",
+)
+@click.option(
+    "--protect/--no-protect",
+    default=True,
+    show_default=True,
+    help="Mark the restored edges protected, so the next prune keeps them (they are still weak and inactive).",
+)
+@click.pass_obj
+def consolidate_restore(settings: KGSettings, run_id: str, edge_ids: tuple[str, ...], protect: bool) -> None:
+    """Put back the edges the prune run RUN_ID removed, with their support (one transaction).
+
+    RUN_ID is the prune's run_id (`consolidate prune --json`, table consolidation_reports or
+    edge_prune_log). The next graph snapshot (search, ask, the API) shows the edges again.
+    """
+    from kg_pipelines.graph.edge_admin import restore_prune_run
+
+    report = _edge_change(settings, lambda conn: restore_prune_run(conn, run_id, list(edge_ids), protect, _now()))
+    mark = " (protected: later prunes keep them)" if protect else " (not protected: the next prune may take them)"
+    head = f"restored {len(report.restored)} edge(s) of prune run {run_id}{mark if report.restored else ''}"
+    skipped = report.skipped()
+    click.echo(head + (f"; left out: {'; '.join(skipped)}" if skipped else ""))
 
 
 def _consolidation_text(report: dict) -> str:
@@ -790,6 +842,97 @@ def export_graph_command(settings: KGSettings, directory: str, fmt: str) -> None
     finally:
         conn.close()
     click.echo(f"wrote {node_path} and {edge_path}")
+
+
+# -- the operator's levers on single edges (seed 002) ---------------------------------------------
+
+
+@main.group()
+def edge() -> None:
+    """Protect, unprotect or add single edges (seed 002: user-made and protected edges are never pruned)."""
+
+
+@edge.command("protect")
+@click.argument("edge_id")
+@click.pass_obj
+def edge_protect(settings: KGSettings, edge_id: str) -> None:
+    """Mark EDGE_ID protected: consolidation never prunes it."""
+    _protect(settings, edge_id, True)
+
+
+@edge.command("unprotect")
+@click.argument("edge_id")
+@click.pass_obj
+def edge_unprotect(settings: KGSettings, edge_id: str) -> None:
+    """Clear EDGE_ID's protected mark: a weak, inactive edge may be pruned again."""
+    _protect(settings, edge_id, False)
+
+
+def _protect(settings: KGSettings, edge_id: str, protected: bool) -> None:
+    from kg_pipelines.graph.edge_admin import set_protected
+
+    done = _edge_change(settings, lambda conn: set_protected(conn, edge_id, protected))
+    state = "protected" if protected else "not protected"
+    click.echo(f"edge {edge_id} is {state}" + ("" if done.changed else " (it already was)"))
+
+
+@edge.command("add")
+@click.argument("source")
+@click.argument("target")
+@click.option("--type", "edge_type", required=True, help="Edge type, e.g. RELATED (letters, digits, underscores).")
+@click.option("--explanation", help="Why the edge holds (shown with the edge).")
+@click.option("--strength", type=click.FloatRange(0.0, 1.0), default=1.0, show_default=True, help="Initial strength.")
+@click.pass_obj
+def edge_add(
+    settings: KGSettings, source: str, target: str, edge_type: str, explanation: str | None, strength: float
+) -> None:
+    """Add the edge SOURCE -[TYPE]-> TARGET made by a user (created_by user: never pruned).
+
+    SOURCE and TARGET are node ids, or node names that name exactly one node.
+    """
+    from kg_pipelines.graph.edge_admin import add_user_edge
+
+    row = _edge_change(
+        settings, lambda conn: add_user_edge(conn, source, target, edge_type, explanation, strength, _now())
+    )
+    click.echo(f"added edge {row['edge_id']} (created_by user, strength {row['strength']:g})")
+
+
+def _edge_change(settings: KGSettings, change):
+    """Run ``change(conn)`` (one transaction, in the core) on the warehouse, then publish what readers
+    see (snapshot, graph_stats.json, node vectors), as every graph write does; its result. Waits for a
+    run that holds the duckdb pool like import-graph; unknown ids are one-line errors."""
+    from kg_pipelines.dagster_shell.graph_health import publish_graph_change
+    from kg_pipelines.graph.edge_admin import EdgeAdminError
+
+    if not settings.warehouse_path.exists():
+        raise click.ClickException(f"the graph in {settings.data_dir} is empty: no edges yet")
+    _wait_for_writers(settings)
+    conn = _open_warehouse(settings)
+    try:
+        try:
+            result = change(conn)
+        except EdgeAdminError as exc:
+            raise click.ClickException(str(exc)) from None
+        publish_graph_change(conn, settings)
+    finally:
+        conn.close()
+    return result
+
+
+def _wait_for_writers(settings: KGSettings) -> None:
+    """Wait (up to runs.pool_wait_timeout_s) while a Dagster run holds the duckdb pool."""
+    from dagster import DagsterInstance
+
+    from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout, ensure_pool_limit, wait_for_pool
+
+    _ensure_home(settings)
+    instance = DagsterInstance.get()
+    ensure_pool_limit(instance)
+    try:
+        wait_for_pool(instance, settings.runs.pool_wait_timeout_s, lambda m: click.echo(m, err=True))
+    except PoolWaitTimeout as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 # -- duplicate nodes (seed 001) ------------------------------------------------------------------

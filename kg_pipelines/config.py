@@ -66,6 +66,13 @@ class CollectionSettings(_Strict):
 class SensorSettings(_Strict):
     max_files_per_tick: int = Field(default=200, ge=1)
     max_queued_runs: int = Field(default=5, ge=1, description="Capacity guard: skip while this many runs wait")
+    minimum_interval_s: int = Field(
+        default=10,
+        ge=1,
+        le=86400,
+        description="Seconds between two evaluations of each sensor (seed 003's scheduler polls every 10 s); "
+        "read when the code location loads (restart `make dev` after a change)",
+    )
 
 
 class RunSettings(_Strict):
@@ -315,7 +322,11 @@ class RetrievalSettings(_Strict):
 class ConsolidationSettings(_Strict):
     """Seed 002: prune weak edges, merge duplicate edges, topic clusters and communities, on schedules."""
 
-    enabled: bool = Field(default=True, description="Feature flag: the schedules run consolidation only when true")
+    enabled: bool = Field(
+        default=True,
+        description="Feature flag (seed 002 section 5.2): the four graph-health schedules (prune, merge-edges, "
+        "summarize, weekly dedup) request runs only when true; otherwise each tick is skipped with this reason",
+    )
     min_edges: int = Field(default=50, ge=0, description="Schedules skip while the graph has fewer edges")
     min_graph_age_days: float = Field(
         default=14.0, ge=0, description="Schedules skip while the graph's first edge is younger than this"

@@ -4,7 +4,7 @@ from dagster import Definitions
 
 from kg_pipelines.dagster_shell.activation_assets import activations_sensor, apply_activations_job, edge_activations
 from kg_pipelines.dagster_shell.consolidation_assets import CONSOLIDATION_ASSETS
-from kg_pipelines.dagster_shell.dedup_assets import DEDUP_ASSETS, DEDUP_JOBS, DEDUP_SCHEDULES
+from kg_pipelines.dagster_shell.dedup_assets import DEDUP_ASSETS, DEDUP_JOBS
 from kg_pipelines.dagster_shell.graph_assets import knowledge_graph
 from kg_pipelines.dagster_shell.ingestion_assets import (
     atomic_questions,
@@ -17,7 +17,7 @@ from kg_pipelines.dagster_shell.merger_assets import merge_plans, merged_wiki_pa
 from kg_pipelines.dagster_shell.merger_sensor import page_bundle_sensor
 from kg_pipelines.dagster_shell.resources import KGResource
 from kg_pipelines.dagster_shell.retrieval_assets import measure_retrieval_quality_job, retrieval_quality
-from kg_pipelines.dagster_shell.schedules import CONSOLIDATION_SCHEDULES
+from kg_pipelines.dagster_shell.schedules import GRAPH_HEALTH_SCHEDULES
 from kg_pipelines.dagster_shell.sensors import inbox_sensor, retry_sensor
 from kg_pipelines.dagster_shell.sql_models import sql_model_assets
 
@@ -45,7 +45,7 @@ defs = Definitions(
         *CONSOLIDATION_JOBS.values(),
         *DEDUP_JOBS,
     ],
-    schedules=[*CONSOLIDATION_SCHEDULES, *DEDUP_SCHEDULES],
+    schedules=GRAPH_HEALTH_SCHEDULES,  # all four RUNNING by default, gated by consolidation.enabled
     sensors=[inbox_sensor, retry_sensor, page_bundle_sensor, activations_sensor],
     resources={"kg": KGResource()},
 )

@@ -89,18 +89,6 @@ def test_dedup_on_an_empty_data_dir_says_so(cli_env):
     assert result.exit_code == 2 and "Traceback" not in result.output
 
 
-def test_weekly_schedule_asks_for_the_merge_pass_without_opening_duckdb():
-    from dagster import build_schedule_context
-
-    from kg_pipelines.dagster_shell.dedup_assets import weekly_dedup_schedule
-
-    when = datetime(2026, 11, 22, 3, tzinfo=UTC)
-    request = weekly_dedup_schedule(build_schedule_context(scheduled_execution_time=when))
-    assert request.run_key == f"dedup-{when.isoformat()}"
-    assert request.run_config["ops"]["node_merges"]["config"]["origin"] == "weekly"
-    assert weekly_dedup_schedule.cron_schedule == "0 3 * * 0" and weekly_dedup_schedule.job_name == "dedup_nodes"
-
-
 def test_the_graph_asset_absorbs_a_new_duplicate_and_reingestion_keeps_it_absorbed(graph, monkeypatch):
     from kg_pipelines.dagster_shell import graph_assets
 

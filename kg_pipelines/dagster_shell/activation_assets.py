@@ -26,6 +26,7 @@ from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
 
 from .metadata import definition_metadata, preview_table
 from .resources import KGResource
+from .sensors import SENSOR_INTERVAL_S
 
 
 @asset(
@@ -78,7 +79,7 @@ apply_activations_job = define_asset_job(
 
 @sensor(
     job=apply_activations_job,
-    minimum_interval_seconds=60,
+    minimum_interval_seconds=SENSOR_INTERVAL_S,
     default_status=DefaultSensorStatus.RUNNING,
     description="Requests edge_activations when searches or answers queued uses of edges (reads only SQLite).",
 )

@@ -1,4 +1,5 @@
-"""Duplicate nodes (seed 001) in Dagster: two graph-health assets, their job and the weekly schedule.
+"""Duplicate nodes (seed 001) in Dagster: two graph-health assets and their jobs (the weekly
+schedule is in ``schedules.py`` with the other graph-health schedules).
 
 - ``duplicate_candidates``: the detection cascade over the whole graph; its table is the scored
   plan (both ids and names, the three component scores, the total, the decision and its reason) a
@@ -8,8 +9,7 @@
   same run. With ``unmerge_ids`` in its run config it undoes those merges instead.
 
 Not partitioned (the graph spans collections), pool ``duckdb`` (never beside an ingestion write).
-The schedule only asks for a run: it never opens DuckDB. Formation-time dedup (Strategy 2) runs in
-the graph asset itself.
+Formation-time dedup (Strategy 2) runs in the graph asset itself.
 """
 
 from dagster import (
@@ -19,12 +19,9 @@ from dagster import (
     Config,
     MaterializeResult,
     MetadataValue,
-    RunRequest,
-    ScheduleEvaluationContext,
     asset,
     define_asset_job,
     in_process_executor,
-    schedule,
 )
 from pydantic import Field
 
@@ -53,7 +50,6 @@ PLAN_COLUMNS = [
     "decision",
     "reason",
 ]
-WEEKLY_CRON = "0 3 * * 0"  # Sundays 03:00 UTC, after the daily prune of consolidation
 
 
 class DuplicateCandidatesConfig(Config):
@@ -211,18 +207,5 @@ unmerge_job = define_asset_job(
 )
 
 
-@schedule(job=dedup_nodes_job, cron_schedule=WEEKLY_CRON, execution_timezone="UTC")
-def weekly_dedup_schedule(context: ScheduleEvaluationContext):
-    """The weekly merge pass (seed 001 Strategy 1); decides nothing that needs DuckDB."""
-    when = context.scheduled_execution_time
-    key = when.isoformat() if when is not None else "manual"
-    return RunRequest(
-        run_key=f"dedup-{key}",
-        run_config={"ops": {"node_merges": {"config": {"origin": "weekly"}}}},
-        tags={"kg/dedup": "weekly"},
-    )
-
-
 DEDUP_ASSETS = [duplicate_candidates, node_merges]
 DEDUP_JOBS = [dedup_nodes_job, detect_duplicates_job, unmerge_job]
-DEDUP_SCHEDULES = [weekly_dedup_schedule]

@@ -31,7 +31,7 @@ from .jobs import merge_page_bundle_job
 from .partitions import page_bundles_partitions
 from .resources import KGResource
 from .run_guard import INGESTION_TAG
-from .sensors import queue_full
+from .sensors import SENSOR_INTERVAL_S, queue_full
 
 
 def merge_run_request(bundle_id: str, path: str, version: str | None, reason: str) -> RunRequest:
@@ -46,7 +46,7 @@ def merge_run_request(bundle_id: str, path: str, version: str | None, reason: st
 
 @sensor(
     jobs=[merge_page_bundle_job],
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=SENSOR_INTERVAL_S,
     default_status=DefaultSensorStatus.RUNNING,
     description="Watches <inbox>/pages/ for page bundles (*.json, or folders of .md pages with front matter); each "
     "new or changed bundle gets one merge_page_bundle run on its page_bundles partition.",

@@ -14,10 +14,15 @@ source registry, and each collection that changed gets one ``sync_collection`` r
 ingestion assets in the SQLite registry) get a sync run, unless one is already queued or going.
 
 Neither sensor opens the DuckDB warehouse (one writer per file): they read the inbox and SQLite.
+
+Every sensor of the project is evaluated at most every ``SENSOR_INTERVAL_S`` seconds (seed 003's
+scheduler polls every 10 s): ``sensor.minimum_interval_s`` of the data dir's settings, read when
+the code location loads.
 """
 
 import hashlib
 import json
+import logging
 from datetime import UTC, datetime
 
 from dagster import (
@@ -33,6 +38,7 @@ from dagster import (
 )
 
 from kg_pipelines.collections import validate_collection_name
+from kg_pipelines.config import SensorSettings, load_settings
 from kg_pipelines.ingestion.inbox import plan_inbox_changes, scan_inbox
 
 from .jobs import sync_collection_job
@@ -40,6 +46,20 @@ from .partitions import collections_partitions
 from .resources import KGResource
 from .run_guard import INGESTION_TAG
 
+
+def configured_sensor_interval() -> int:
+    """``sensor.minimum_interval_s`` of the settings ``KG_DATA_DIR`` / ``KG_CONFIG`` name; the
+    default when they cannot be read (the code location still loads, and every run then reports
+    the settings error itself)."""
+    try:
+        return load_settings().sensor.minimum_interval_s
+    except (ValueError, OSError) as exc:
+        default = SensorSettings().minimum_interval_s
+        logging.getLogger(__name__).warning("sensor interval: settings unreadable (%s); using %d s", exc, default)
+        return default
+
+
+SENSOR_INTERVAL_S = configured_sensor_interval()
 WAITING = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
 QUEUED_OR_GOING = [*WAITING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING]
 
@@ -69,7 +89,7 @@ def _digest(parts: list[str]) -> str:
 
 @sensor(
     jobs=[sync_collection_job],
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=SENSOR_INTERVAL_S,
     default_status=DefaultSensorStatus.RUNNING,  # dropping a file into the inbox is enough
     description="Watches <inbox>/<collection>/ for .txt, .md and .pdf files; each collection with new, edited or "
     "deleted files gets one sync_collection run.",
@@ -127,7 +147,7 @@ def inbox_sensor(context: SensorEvaluationContext, kg: KGResource):
 
 @sensor(
     jobs=[sync_collection_job],
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=SENSOR_INTERVAL_S,
     default_status=DefaultSensorStatus.RUNNING,  # failed chunks recover without a person
     description="Launches a sync of each collection whose failed chunks are due for another retry round "
     "(growing delays; after chunk_jobs.max_retry_rounds rounds a chunk is quarantined).",

@@ -319,9 +319,10 @@ def _prune_keeping_connectivity(conn) -> tuple[np.ndarray, int, int]:
     return cand["row"][keep], bridges, kept - bridges
 
 
-def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None) -> int:
+def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None, protect: bool = False) -> int:
     """Put pruned edges back (their row and support) from the latest prune log entry of each;
-    edges whose endpoints are gone or that exist again are skipped. The number restored."""
+    edges whose endpoints are gone or that exist again are skipped. ``protect``: the restored edges
+    are marked protected (in the same transaction), so later prunes keep them. The number restored."""
     now = now or datetime.now(UTC)
     edge_columns = ", ".join(f"l.{name}" for name, _ in column_types(conn, "kg_edges"))
     with transaction(conn):
@@ -335,6 +336,8 @@ def restore_pruned_edges(conn, edge_ids: list[str], now: datetime | None = None)
             [list(edge_ids)],
         )
         conn.execute(f"INSERT INTO kg_edges BY NAME SELECT {edge_columns} FROM _restore l")
+        if protect:
+            conn.execute("UPDATE kg_edges SET protected = true WHERE edge_id IN (SELECT edge_id FROM _restore)")
         conn.execute(
             """INSERT INTO kg_edge_support BY NAME SELECT s.* EXCLUDE (run_id) FROM pruned_edge_support s
             SEMI JOIN _restore r ON r.run_id = s.run_id AND r.edge_id = s.edge_id"""

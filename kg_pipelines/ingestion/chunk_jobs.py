@@ -56,6 +56,7 @@ class ChunkOutcome:
     error_kind: str | None  # the LLMError kind: schema | ungrounded | api | timeout
     last_error: str | None
     next_run_at: datetime | None  # when a later run may try a failed chunk again
+    model_s: float = 0.0  # seconds spent inside the call (every attempt, not the backoff between them)
 
 
 class _Abandoned(Exception):
@@ -76,6 +77,7 @@ def run_with_retries(
     """
     last_kind = last_error = None
     attempts = 0
+    model_s = 0.0
     for attempt in range(policy.max_retries + 1):
         if attempt:
             if abandoned is None:
@@ -85,12 +87,17 @@ def run_with_retries(
         if abandoned is not None and abandoned.is_set():
             raise _Abandoned(chunk_id)
         attempts += 1
+        started = time.perf_counter()
         try:
-            return ChunkOutcome(chunk_id, True, call(), attempts, last_kind, last_error, None)
+            value = call()
         except LLMError as exc:
             last_kind, last_error = exc.kind, exc.message
+            continue
+        finally:
+            model_s += time.perf_counter() - started
+        return ChunkOutcome(chunk_id, True, value, attempts, last_kind, last_error, None, model_s)
     retry_at = datetime.now(UTC) + timedelta(seconds=policy.delay(chunk_id, attempts))
-    return ChunkOutcome(chunk_id, False, None, attempts, last_kind, last_error, retry_at)
+    return ChunkOutcome(chunk_id, False, None, attempts, last_kind, last_error, retry_at, model_s)
 
 
 def run_chunk_jobs(

@@ -5,10 +5,18 @@ loses at most the batch in flight and the next run resumes where this one stoppe
 
 Extraction and question generation are both such stages; they differ only in the work done for a
 chunk and the tables they own. A stage writes only its own tables and its own ``chunk_state`` rows.
+
+Every chunk done gets a line (seed 003's per-chunk metrics: chunk id, the rows of each table, e.g.
+entity and relationship counts, the seconds spent in the model call, the attempts), logged at DEBUG
+on ``kg_pipelines.ingestion.chunk_stage`` as one record per batch (``chunk_jobs.commit_every``
+chunks): Dagster records what the ``kg_pipelines`` loggers say during a step in the run's log
+(``python_logs`` in ``dagster.yaml``), and each record costs the event log a write (about 30 ms
+measured in SQLite on 2 busy cores), so a record per chunk would cost a 10,000-chunk run minutes.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +31,8 @@ from kg_pipelines.ingestion.chunk_state import (
     write_states,
 )
 from kg_pipelines.stores.warehouse import insert_rows, transaction
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -145,5 +155,31 @@ def _prepare_batch(ctx, stage, batch, work, tables, tick, report: ChunkStageRepo
         )
         report.chunks_quarantined += state["status"] == "quarantined"
         states.append(state)
+    log_chunks(stage, [outcomes[c["chunk_id"]] for c in batch], tables)
     replaced_set = set(replaced)
     return _Prepared(rows, states, replaced, [c for c in batch if c["chunk_id"] in replaced_set])
+
+
+def chunk_line(stage: str, outcome, tables: Sequence[str]) -> str:
+    """``extract chunk <id>: 4 entities, 3 relationships; model 0.012 s, 1 attempt(s)``."""
+    if outcome.ok:
+        what = ", ".join(f"{len(outcome.value.get(t, []))} {t}" for t in tables)
+    else:
+        what = f"failed ({outcome.error_kind}: {outcome.last_error})"
+    return f"{stage} chunk {outcome.chunk_id}: {what}; model {outcome.model_s:.3f} s, {outcome.attempts} attempt(s)"
+
+
+def log_chunks(stage: str, outcomes: Sequence, tables: Sequence[str]) -> None:
+    """One DEBUG record for a batch: a line per chunk (see the module doc)."""
+    if outcomes and log.isEnabledFor(logging.DEBUG):
+        failed = sum(not o.ok for o in outcomes)
+        model_s = sum(o.model_s for o in outcomes)
+        lines = "\n".join(chunk_line(stage, o, tables) for o in outcomes)
+        log.debug(
+            "%s: %d chunk(s) done, %d failed, model %.3f s in all; per chunk:\n%s",
+            stage,
+            len(outcomes),
+            failed,
+            model_s,
+            lines,
+        )
