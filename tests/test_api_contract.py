@@ -9,6 +9,7 @@ refused)."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -241,3 +242,27 @@ def test_answers_parse_with_the_documented_models(client):
     assert found.matched and found.matched[0].name == "SIRT1" and found.paths
     answer = QAResponse.model_validate(client.post("/qa", json={"question": "What does SIRT3 deacetylate?"}).json())
     assert answer.answer and answer.rounds and answer.sources
+
+
+def test_a_table_another_process_is_still_creating_is_not_a_server_error(app, graph_settings, tmp_path):
+    """LanceDB lists a table as soon as its folder exists, before its first version is written and
+    it can be opened: an ingestion creating a collection's tables must not make the API answer 500."""
+    from kg_pipelines.stores.node_vectors import NodeVectors
+
+    client = TestClient(app, raise_server_exceptions=False)
+    half = [graph_settings.lancedb_dir / f"{kind}__late.lance" / "data" for kind in ("questions", "chunks")]
+    for folder in half:
+        folder.mkdir(parents=True)
+    try:
+        collections = client.get("/collections")
+        assert collections.status_code == 200, collections.text
+        late = next(c for c in collections.json()["collections"] if c["name"] == "late")
+        assert (late["chunks"], late["atomic_questions"]) == (0, 0)
+        for body in ({"question": "What does SIRT1 deacetylate?"}, {"question": "Why?", "collections": ["late"]}):
+            answer = client.post("/qa", json=body)
+            assert answer.status_code == 200 and answer.json()["answer"], answer.text
+    finally:
+        for folder in half:
+            shutil.rmtree(folder.parent)
+    (tmp_path / "graph_nodes.lance" / "data").mkdir(parents=True)  # the node table, being created
+    assert NodeVectors(tmp_path).table() is None and NodeVectors(tmp_path).search([0.1] * 384) == []
