@@ -162,6 +162,11 @@ def empty_settings(tmp_path):
     return load_settings(tmp_path)
 
 
+def test_an_app_refuses_an_unusable_key_when_it_is_made(empty_settings):
+    with pytest.raises(APIKeyError, match="too short"):
+        create_app(empty_settings, api_key="tiny-key")
+
+
 def test_every_request_of_an_app_with_a_key_needs_it(empty_settings):
     client = TestClient(create_app(empty_settings, api_key=KEY))
     for method, path, body in CALLS:

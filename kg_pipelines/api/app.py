@@ -31,7 +31,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
 from pydantic import Field, WithJsonSchema, create_model
 
-from kg_pipelines.api.auth import API_KEY_ENV, BearerAuth
+from kg_pipelines.api.auth import API_KEY_ENV, BearerAuth, check_api_key
 from kg_pipelines.api.models import (
     COLLECTION_NAME_PATTERN,
     STRATEGIES,
@@ -126,6 +126,8 @@ def create_app(settings: KGSettings | None = None, api_key: str | None = None) -
     settings = settings or load_settings()
     rules = settings.graph_search
     auth = api_key is not None
+    if auth:
+        check_api_key(api_key)  # a bad key fails here, not at the first request
     app = FastAPI(
         title="kg-pipelines",
         version="1",
@@ -245,5 +247,7 @@ def create_app(settings: KGSettings | None = None, api_key: str | None = None) -
 
 
 def app_from_environment() -> FastAPI:
-    """For ``uvicorn kg_pipelines.api.app:app_from_environment --factory`` (KG_DATA_DIR / KG_CONFIG)."""
+    """For ``uvicorn kg_pipelines.api.app:app_from_environment --factory`` (KG_DATA_DIR / KG_CONFIG).
+    KG_API_KEY, when set, is required of every request; this factory cannot see uvicorn's
+    ``--host``, so it cannot refuse a non-loopback host without one as ``serve`` does: set it."""
     return create_app(load_settings(), api_key=os.environ.get(API_KEY_ENV) or None)
