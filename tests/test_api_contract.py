@@ -274,3 +274,22 @@ def test_a_table_another_process_is_still_creating_is_not_a_server_error(app, gr
             shutil.rmtree(folder.parent)
     (tmp_path / "graph_nodes.lance" / "data").mkdir(parents=True)  # the node table, being created
     assert NodeVectors(tmp_path).table() is None and NodeVectors(tmp_path).search([0.1] * 384) == []
+
+
+def test_a_field_the_qa_answer_grows_reaches_the_client(client, openapi, monkeypatch):
+    """The QA loop may add a field before this contract names it: it passes through, as the schema
+    says (additionalProperties), rather than failing the answer."""
+    import kg_pipelines.api.app as api
+
+    asked = api.answer_question
+
+    def grown(*args, **kwargs):
+        result = asked(*args, **kwargs)
+        as_dict = result.to_dict
+        result.to_dict = lambda: {**as_dict(), "confidence": 0.5}
+        return result
+
+    monkeypatch.setattr(api, "answer_question", grown)
+    answer = client.post("/qa", json={"question": "What does SIRT1 deacetylate?"})
+    assert answer.status_code == 200 and answer.json()["confidence"] == 0.5 and answer.json()["answer"]
+    assert openapi["components"]["schemas"]["QAResponse"]["additionalProperties"] is True

@@ -130,6 +130,7 @@ class AtomicMatch(_Open):
     chunk_id: str
     collection: str
     score: float = Field(description="Cosine similarity in the collection's embedding space")
+    linked: list[str] = Field(default=[], description="Graph entities of the sub-question that led to this chunk")
 
 
 class QARound(_Open):
@@ -161,6 +162,13 @@ class QASource(_Open):
     score: float
 
 
+class Evidence(_Open):
+    id: str = Field(description="Sentence id `p.s`: sentence s of passage p of the context")
+    chunk_id: str
+    collection: str
+    text: str
+
+
 class QAResponse(_Open):
     question: str
     answer: str
@@ -177,3 +185,6 @@ class QAResponse(_Open):
     token_budget: int | None = None
     tokens_used: int | None = None
     edge_ids: list[str] = Field(default=[], description="The ANSWERS_IN edges the answer followed")
+    evidence: list[Evidence] = Field(default=[], description="The sentences the answer rests on, with their chunks")
+    answer_entity: str | None = Field(default=None, description="What a supported answer names")
+    bridges: list[str] = Field(default=[], description="Entities a two-hop answer went through")
