@@ -631,16 +631,27 @@ def ask(
 @click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port (default api.port, 8000).")
 @click.pass_obj
 def serve(settings: KGSettings, host: str | None, port: int | None) -> None:
-    """Serve the HTTP API (graph search, QA, collections, health; OpenAPI docs at /docs)."""
+    """Serve the HTTP API (graph search, QA, collections, health; OpenAPI docs at /docs).
+
+    On a host other than loopback the environment variable KG_API_KEY must hold a secret (16+
+    characters) and every request must send 'Authorization: Bearer <key>'; on loopback the API is
+    open unless KG_API_KEY is set. The key is never a command-line value and never logged."""
     import uvicorn
 
     from kg_pipelines.api.app import create_app
+    from kg_pipelines.api.auth import APIKeyError, serving_api_key
 
     host = host or settings.api.host
     port = port or settings.api.port
+    try:
+        api_key = serving_api_key(host, os.environ)
+    except APIKeyError as exc:
+        raise click.ClickException(str(exc)) from None
     _quiet_model_loading()
-    click.echo(f"serving {settings.data_dir} on http://{host}:{port} (docs: /docs); Ctrl-C stops")
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host=host, port=port, log_level="warning"))
+    access = "requests must send 'Authorization: Bearer $KG_API_KEY'" if api_key else "no authentication (loopback)"
+    click.echo(f"serving {settings.data_dir} on http://{host}:{port} (docs: /docs; {access}); Ctrl-C stops")
+    app = create_app(settings, api_key=api_key)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
     try:
         server.run()
     except KeyboardInterrupt:

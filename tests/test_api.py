@@ -291,7 +291,7 @@ def test_the_api_keeps_answering_while_an_ingestion_writes_and_stops_on_ctrl_c(t
             after = http.get("/health").json()["snapshot"]["version"]
             metformin = http.get("/graph-search", params={"term": "Metformin"}).json()
         assert ingestion.returncode == 0, ingestion.stderr.read()[-2000:]
-        assert failures == [] and answered >= 8
+        assert answered >= 8
         assert after > before  # the server picked up the snapshot the ingestion published
         assert metformin["paths"] and any(
             "longevity" in s["collection"] for p in metformin["paths"] for s in p["sources"]
@@ -303,6 +303,7 @@ def test_the_api_keeps_answering_while_an_ingestion_writes_and_stops_on_ctrl_c(t
         except subprocess.TimeoutExpired:
             server.kill()
             raise
+    assert failures == [], err[-3000:]  # a 500's traceback is in the server's log
     assert server.returncode == 0
     assert err.strip().splitlines()[-1] == "stopped" and "Traceback" not in out + err
     assert "Loading weights" not in err  # no progress bars in a server's log

@@ -22,7 +22,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from kg_pipelines.stores.vectors import connect_lancedb, vectors_column
+from kg_pipelines.stores.vectors import connect_lancedb, open_table_if_ready, vectors_column
 
 TABLE = "graph_nodes"
 UNEMBEDDED_KINDS = ("chunk", "question")  # embedded per collection in chunks__* / questions__*
@@ -61,7 +61,7 @@ class NodeVectors:
         return cls(settings.vectors_location, settings.vectors.storage_options)
 
     def table(self):
-        return self.db.open_table(TABLE) if TABLE in self.db.list_tables().tables else None
+        return open_table_if_ready(self.db, TABLE)
 
     def count(self) -> int:
         table = self.table()

@@ -49,6 +49,21 @@ def vectors_exist(settings) -> bool:
     return is_remote(settings.vectors_location) or settings.lancedb_dir.exists()
 
 
+def open_table_if_ready(db, name: str):
+    """The table ``name``, or None when it does not exist yet. A table another process is creating
+    is listed (its folder is there) before it can be opened (its first version is not written
+    yet): a reader, the API among them, sees it as absent, as it would have a moment earlier,
+    rather than failing."""
+    if name not in db.list_tables().tables:
+        return None
+    try:
+        return db.open_table(name)
+    except ValueError as exc:
+        if "was not found" in str(exc):  # being created, or dropped since the listing
+            return None
+        raise
+
+
 def _sql_list(values: Sequence[str]) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
@@ -66,8 +81,7 @@ class VectorStore:
         return list(self.db.list_tables().tables)
 
     def open(self, kind: str, collection: str):
-        name = table_name(kind, collection)
-        return self.db.open_table(name) if name in self.table_names() else None
+        return open_table_if_ready(self.db, table_name(kind, collection))
 
     def replace(
         self,
