@@ -69,6 +69,7 @@ def _errors(*statuses: int, auth: bool) -> dict:
     why = {
         400: "Refused: a limit of the request exceeded, or a value the server cannot use (the detail says which)",
         401: "Missing or wrong API key (servers started with KG_API_KEY)",
+        404: "No such node or edge in the graph being served",
         422: "Malformed request: a missing or unknown field, a wrong type, a value out of range",
         503: "The configured LLM cannot be used (no API key, no endpoint)",
     }
@@ -234,11 +235,6 @@ def create_app(settings: KGSettings | None = None, api_key: str | None = None) -
         )
         return result.to_dict()
 
-<<<<<<< HEAD
-    from kg_pipelines.api.explorer import add_explorer
-
-    add_explorer(app, settings)
-=======
     # the body's model is built from the settings here: FastAPI reads it from the annotation
     qa.__annotations__["request"] = qa_request_model(settings)
     app.post(
@@ -248,7 +244,9 @@ def create_app(settings: KGSettings | None = None, api_key: str | None = None) -
         responses=_errors(400, 422, 503, auth=auth),
     )(qa)
 
->>>>>>> api
+    from kg_pipelines.api.explorer import add_explorer
+
+    add_explorer(app, settings, lambda *statuses: _errors(*statuses, auth=auth))
     return app
 
 

@@ -61,9 +61,20 @@ def serving_api_key(host: str, environ) -> str | None:
     return check_api_key(key)
 
 
+# The explorer's page and its static files (HTML, CSS, JavaScript, the drawing library) hold no
+# data: a browser loads them by navigation, which cannot send a bearer header; every data request
+# the page makes carries the key the user gives it.
+PUBLIC_PATHS = ("/explore",)
+PUBLIC_PREFIXES = ("/explore/static/",)
+
+
+def _holds_no_data(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIXES)
+
+
 class BearerAuth:
-    """ASGI middleware: every HTTP request (the API, ``/docs`` and ``/openapi.json`` alike) must
-    carry ``Authorization: Bearer <key>``; otherwise 401 with ``{"detail": ...}`` and a
+    """ASGI middleware: every HTTP request (the API, ``/docs`` and ``/openapi.json`` alike, all but
+    the explorer's page and static files) must carry ``Authorization: Bearer <key>``; otherwise 401 with ``{"detail": ...}`` and a
     ``WWW-Authenticate`` header (RFC 6750)."""
 
     def __init__(self, app, key: str) -> None:
@@ -71,7 +82,7 @@ class BearerAuth:
         self._key = check_api_key(key).encode("ascii")
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or _holds_no_data(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
         refusal = self._refusal(dict(scope["headers"]).get(b"authorization"))

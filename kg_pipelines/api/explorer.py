@@ -12,6 +12,7 @@ by node type, width by edge strength).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -138,16 +139,6 @@ class HealthReports(BaseModel):
     dagster_ui: str = Field(description="Where the Dagster UI of this data dir is expected")
 
 
-class ExplorerErrorBody(BaseModel):
-    detail: str
-
-
-ERRORS = {
-    400: {"model": ExplorerErrorBody, "description": "A bound out of range"},
-    404: {"model": ExplorerErrorBody, "description": "No such node or edge"},
-}
-
-
 def _store(settings: KGSettings):
     from kg_pipelines.stores.vectors import VectorStore, vectors_exist
 
@@ -167,14 +158,20 @@ def _empty(message: str) -> Neighbourhood:
     return Neighbourhood(nodes=[], edges=[], more={}, truncated=False, message=message)
 
 
-def explorer_router(settings: KGSettings) -> APIRouter:
+def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRouter:
+    """The page's endpoints; ``errors(*statuses)`` gives a route's documented error responses."""
     router = APIRouter(prefix="/explore/api", tags=["explorer"])
     search_rules = settings.graph_search
 
     def snapshot_or_none():
         return load_graph_snapshot(settings)
 
-    @router.get("/neighbourhood", response_model=Neighbourhood, responses=ERRORS, summary="A bounded neighbourhood")
+    @router.get(
+        "/neighbourhood",
+        response_model=Neighbourhood,
+        responses=errors(400, 404, 422),
+        summary="A bounded neighbourhood",
+    )
     def get_neighbourhood(
         term: str | None = Query(default=None, min_length=1, max_length=search_rules.max_term_chars),
         node_id: str | None = Query(default=None, min_length=1, max_length=MAX_ID_CHARS),
@@ -222,7 +219,7 @@ def explorer_router(settings: KGSettings) -> APIRouter:
             message=message,
         )
 
-    @router.get("/evidence", response_model=Neighbourhood, responses=ERRORS, summary="What chunks hold")
+    @router.get("/evidence", response_model=Neighbourhood, responses=errors(400, 422), summary="What chunks hold")
     def get_evidence(
         chunk_id: Annotated[list[str], Query(min_length=1, max_length=MAX_EVIDENCE_CHUNKS)],
         limit: int = Query(default=300, ge=1, le=MAX_LIMIT),
@@ -242,7 +239,7 @@ def explorer_router(settings: KGSettings) -> APIRouter:
             snapshot_version=snapshot.version,
         )
 
-    @router.get("/node", response_model=NodeDetails, responses=ERRORS, summary="One node and its sources")
+    @router.get("/node", response_model=NodeDetails, responses=errors(404, 422), summary="One node and its sources")
     def get_node(node_id: str = Query(min_length=1, max_length=MAX_ID_CHARS)) -> NodeDetails:
         snapshot = snapshot_or_none()
         if snapshot is None:
@@ -252,7 +249,7 @@ def explorer_router(settings: KGSettings) -> APIRouter:
             **node_details(snapshot, node_id, lambda wanted, focus: chunk_snippets(store, wanted, focus))
         )
 
-    @router.get("/edge", response_model=EdgeDetails, responses=ERRORS, summary="One edge and its sources")
+    @router.get("/edge", response_model=EdgeDetails, responses=errors(404, 422), summary="One edge and its sources")
     def get_edge(edge_id: str = Query(min_length=1, max_length=MAX_ID_CHARS)) -> EdgeDetails:
         snapshot = snapshot_or_none()
         if snapshot is None:
@@ -262,7 +259,12 @@ def explorer_router(settings: KGSettings) -> APIRouter:
             **edge_details(snapshot, edge_id, lambda wanted, focus: chunk_snippets(store, wanted, focus))
         )
 
-    @router.get("/health", response_model=HealthReports, summary="The latest consolidation and dedup reports")
+    @router.get(
+        "/health",
+        response_model=HealthReports,
+        responses=errors(),
+        summary="The latest consolidation and dedup reports",
+    )
     def get_health() -> HealthReports:
         snapshot = snapshot_or_none()
         merges = []
@@ -284,8 +286,8 @@ def _known_ids(snapshot):
     return search_index(snapshot).position
 
 
-def add_explorer(app: FastAPI, settings: KGSettings) -> None:
-    """Mount the page, its static files and its endpoints on ``app``."""
+def add_explorer(app: FastAPI, settings: KGSettings, errors: Callable[..., dict]) -> None:
+    """Mount the page, its static files and its endpoints on ``app`` (``errors``: see explorer_router)."""
 
     @app.exception_handler(ExplorerError)
     async def _explorer_error(_request, exc: ExplorerError) -> JSONResponse:
@@ -297,4 +299,4 @@ def add_explorer(app: FastAPI, settings: KGSettings) -> None:
         return FileResponse(STATIC / "explore.html", media_type="text/html")
 
     app.mount("/explore/static", StaticFiles(directory=STATIC), name="explore-static")
-    app.include_router(explorer_router(settings))
+    app.include_router(explorer_router(settings, errors))
