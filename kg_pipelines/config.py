@@ -206,7 +206,18 @@ class GraphSearchSettings(_Strict):
     fanout: int = Field(default=32, ge=1, le=1000, description="Strongest edges followed out of each node per hop")
     beam: int = Field(default=256, ge=1, le=100000, description="Partial paths kept per depth (best first)")
     fuzzy_min_score: float = Field(
-        default=88.0, ge=0, le=100, description="rapidfuzz WRatio a name needs when no name matches exactly"
+        default=88.0,
+        ge=0,
+        le=100,
+        description="rapidfuzz score a name (WRatio, ratio) or a word of a name (ratio) needs when no name "
+        "matches exactly",
+    )
+    fuzzy_min_word_chars: int = Field(
+        default=4,
+        ge=1,
+        le=50,
+        description="A word of the term shorter than this matches a word of a name only exactly (no fuzzy), "
+        "so a short term does not match every name holding a similar short word",
     )
     vector_min_similarity: float = Field(
         default=0.55, ge=-1, le=1, description="Cosine similarity a node vector needs when no name matches"

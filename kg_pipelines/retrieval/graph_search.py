@@ -8,10 +8,13 @@
 How:
 1. **Find the entity**, cheapest first (the dedup cascade of Graphiti): exact on the normalized name
    (``node_key``: case- and separator-insensitive, so ``oleoylethanolamide`` finds
-   ``Oleoylethanolamide``), else fuzzy (names holding every word of the term by rapidfuzz WRatio,
-   else a misspelling by Levenshtein ratio, >= ``fuzzy_min_score``), else the nearest
-   node vectors (LanceDB ``graph_nodes``, cosine >= ``vector_min_similarity``). Chunks and atomic
-   questions are not entities: only named nodes are matched and walked.
+   ``Oleoylethanolamide``), else fuzzy, in tiers, the first that finds something winning: names
+   holding every word of the term (rapidfuzz WRatio), else a misspelled whole name (Levenshtein
+   ratio), else a misspelled part of a name (every word of the term matches a word of the name by
+   ratio, words shorter than ``fuzzy_min_word_chars`` only exactly: ``akermansia`` finds
+   Akkermansia Muciniphila; ``entity_linking.WordFuzzyIndex``), all >= ``fuzzy_min_score``; else
+   the nearest node vectors (LanceDB ``graph_nodes``, cosine >= ``vector_min_similarity``). Chunks
+   and atomic questions are not entities: only named nodes are matched and walked.
 2. **Walk out of it** over the edges between named nodes (RELATED and the merger's typed edges; not
    MENTIONS / ANSWERS_IN, which lead to text), up to ``depth`` hops, never visiting a node twice in
    one path. Each node contributes its ``fanout`` strongest edges; each depth keeps the ``beam`` best
@@ -47,6 +50,7 @@ import pyarrow.compute as pc
 from rapidfuzz import fuzz, process
 
 from kg_pipelines.ingestion.names import node_key
+from kg_pipelines.retrieval.entity_linking import WordFuzzyIndex
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
 
 HUB_PENALTY = 0.05  # a path into a node of 120 edges counts 0.8; of 6 edges, 0.9
@@ -154,7 +158,7 @@ class SearchIndex:
     by_key: dict[str, list[int]]  # node_key(name) -> node indexes (named nodes only)
     named_keys: list[str]  # node_key of each named node, aligned with ``named``
     key_ids: np.ndarray  # per node, an integer id of its node_key (two types of one name share it)
-    by_word: dict[str, list[int]]  # word of a name key -> positions in ``named``
+    words: WordFuzzyIndex  # the words of ``named_keys`` -> positions in ``named``
     position: dict[str, int]
     specificity: np.ndarray  # per node, 1 / (1 + HUB_PENALTY * ln(1 + degree)): hubs reveal less
     log_specificity: list[float]
@@ -201,10 +205,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     key_numbers: dict[str, int] = {}
     key_ids = np.array([key_numbers.setdefault(key, len(key_numbers)) for key in all_keys], dtype=np.int64)
     # word -> positions in ``named``: a term that is part of a longer name finds it without a full scan
-    by_word: dict[str, list[int]] = {}
-    for position_in_named, key in enumerate(named_keys):
-        for word in set(key.split()):
-            by_word.setdefault(word, []).append(position_in_named)
+    words = WordFuzzyIndex.build(named_keys)
 
     n = len(node_ids)
     ids_array = nodes.column("node_id")
@@ -248,7 +249,7 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
         by_key=by_key,
         named_keys=named_keys,
         key_ids=key_ids,
-        by_word=by_word,
+        words=words,
         position=position,
         specificity=specificity,
         log_specificity=log_specificity,
@@ -307,13 +308,16 @@ def match_term(
 
 
 def _fuzzy(index: SearchIndex, key: str, rules) -> list[tuple[float, int]]:
-    """(score, position in ``named``) of the best fuzzy matches, cheapest first:
+    """(score, position in ``named``) of the best fuzzy matches, in tiers, cheapest and closest first:
     1. names that hold every word of the term (a part of a longer name: ``akkermansia``), scored by
        WRatio (which rewards a term contained in a name) among those few;
-    2. else a misspelling: Levenshtein ratio over every name (rapidfuzz's C++ scan, milliseconds
-       for 100k names, where WRatio over all of them takes a third of a second)."""
-    words = key.split()
-    postings = [index.by_word.get(w) for w in words]
+    2. else a misspelled whole name: Levenshtein ratio over every name (rapidfuzz's C++ scan,
+       milliseconds for 100k names, where WRatio over all of them takes a third of a second), for a
+       term of at least ``fuzzy_min_word_chars`` characters;
+    3. else a misspelled part of a name: every word of the term matches a word of the name
+       (``akermansia`` -> Akkermansia Muciniphila, whose whole-name ratio is 61)."""
+    words = index.words
+    postings = [words.postings[words.word_number[w]] if w in words.word_number else None for w in key.split()]
     if postings and all(postings):
         holders = set(postings[0]).intersection(*postings[1:]) if len(postings) > 1 else postings[0]
         holders = sorted(holders)[:5000]
@@ -326,10 +330,14 @@ def _fuzzy(index: SearchIndex, key: str, rules) -> list[tuple[float, int]]:
         )
         if found:
             return [(score, holders[k]) for _name, score, k in found]
+    if len(key) < rules.fuzzy_min_word_chars:
+        return []  # a short term is a name or an abbreviation, not a misspelling of one
     found = process.extract(
         key, index.named_keys, scorer=fuzz.ratio, score_cutoff=rules.fuzzy_min_score, limit=rules.max_start_nodes
     )
-    return [(score, k) for _name, score, k in found]
+    if found:
+        return [(score, k) for _name, score, k in found]
+    return words.match(key, rules.fuzzy_min_score, rules.fuzzy_min_word_chars, rules.max_start_nodes)
 
 
 # -- steps 2-4: walk, rank, deduplicate ---------------------------------------------------------------
