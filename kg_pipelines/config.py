@@ -114,6 +114,24 @@ class QualitySignalSettings(_Strict):
     short_penalty: float = Field(default=0.8, gt=0, description="Multiplier for too short text")
     long_above_chars: int = Field(default=2000, ge=0, description="Text longer than this is too long")
     long_penalty: float = Field(default=0.9, gt=0, description="Multiplier for too long text")
+    scale_length_bands: bool = Field(
+        default=True,
+        description="Scale the four character bands above to the configured chunk size (chunk_tokens): "
+        "x (chunk_tokens x chars_per_token) / band_chunk_chars. false: the seed's bands as written",
+    )
+    band_chunk_chars: int = Field(
+        default=1000,
+        gt=0,
+        description="Characters of the full chunk the bands are written for: seed 004's medium band "
+        "(200-1000) ends at a full chunk. A chunk size of this many characters keeps the seed's bands exactly",
+    )
+    chars_per_token: float = Field(
+        default=5.0,
+        gt=0,
+        description="Characters a chunker token spans at most on prose, so chunk_tokens x this is a full "
+        "chunk's length (MiniLM WordPiece on the sample corpus: 4.0-4.75 in full 1000-token chunks, "
+        "up to 5.0 in short tail chunks)",
+    )
     title_boost: float = Field(default=1.05, gt=0, description="Multiplier when the result has a title")
     structured_file_types: list[str] = Field(
         default_factory=lambda: ["pdf"], description="metadata file_type values counted as structured documents"
