@@ -241,6 +241,16 @@ class GraphSearchSettings(_Strict):
         default=0.55, ge=-1, le=1, description="Cosine similarity a node vector needs when no name matches"
     )
     max_start_nodes: int = Field(default=3, ge=1, le=50, description="Matched nodes the paths may start from")
+    continuity_weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=10,
+        description="A path of several hops counts x (1 + this x continuity), continuity being the mean cosine "
+        "similarity of consecutive hops' sentences (node_embedding_model); 0 switches it off",
+    )
+    continuity_candidates: int = Field(
+        default=100, ge=1, le=10000, description="Best paths (before continuity) whose continuity is scored"
+    )
     reload_wait_s: float = Field(
         default=1.0,
         ge=0,
