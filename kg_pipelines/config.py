@@ -249,7 +249,11 @@ class GraphSearchSettings(_Strict):
         "similarity of consecutive hops' sentences (node_embedding_model); 0 switches it off",
     )
     continuity_candidates: int = Field(
-        default=100, ge=1, le=10000, description="Best paths (before continuity) whose continuity is scored"
+        default=32,
+        ge=1,
+        le=10000,
+        description="Best paths (before continuity) whose continuity is scored: their sentences are embedded "
+        "once per snapshot version (24-27 sentences for a term of the demo corpus)",
     )
     reload_wait_s: float = Field(
         default=1.0,

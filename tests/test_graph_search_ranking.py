@@ -11,7 +11,7 @@ import pytest
 from kg_pipelines.config import load_settings
 from kg_pipelines.embedding import DEFAULT_EMBEDDING_MODEL, embedder_for
 from kg_pipelines.retrieval.graph_search import _listed_together, graph_search
-from kg_pipelines.stores.graph_snapshot import load_graph_snapshot, publish_graph_snapshot
+from kg_pipelines.stores.graph_snapshot import load_graph_snapshot, publish_graph_snapshot, read_graph_snapshot
 from kg_pipelines.stores.warehouse import connect, insert_rows, transaction
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
@@ -208,3 +208,16 @@ def test_the_seeds_example_path_is_among_the_first_five_on_the_sample_corpus(sam
     result = search_graph(sample_corpus, "Oleoylethanolamide", record=False)  # what the CLI and the API run
     lines = [tuple(path.lines) for path in result.paths]
     assert SEED_PATH in lines[:5], "\n".join(" | ".join(line) for line in lines)
+
+
+def test_an_embedder_that_fails_leaves_the_ranking_without_continuity_and_says_so(story_graph):
+    def broken(texts):
+        raise ConnectionError("embedding endpoint unreachable")
+
+    snapshot = read_graph_snapshot(load_graph_snapshot(story_graph).path)  # a fresh copy: no sentence cached yet
+    result = graph_search(snapshot, "Palmitoylethanolamide", story_graph, limit=10, embed_texts=broken)
+    plain = graph_search(snapshot, "Palmitoylethanolamide", story_graph, limit=10)
+    assert _targets(result) == _targets(plain) and result.paths
+    assert result.message == (
+        "ranked without sentence continuity: the embedder failed (ConnectionError: embedding endpoint unreachable)"
+    )

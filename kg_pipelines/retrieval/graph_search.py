@@ -27,7 +27,7 @@ How:
    and Oleoylethanolamide increase ..." relates none of them to another; else 0.8), consecutive
    hops that some document supports together (else 0.9), and nodes that are not hubs
    (``1 / (1 + 0.05 * ln(1 + degree))``, geometric mean over the path). Then the
-   ``continuity_candidates`` best paths of several hops count ``x (1 + continuity_weight *
+   ``continuity_candidates`` (32) best paths of several hops count ``x (1 + continuity_weight *
    continuity)``: the mean cosine similarity (``node_embedding_model``) of consecutive hops'
    sentences, two hops of one sentence counting 0. A path that carries one story on (a trial in
    people with obesity --> Akkermansia --> controls diet-induced obesity: 0.72) reveals more than
@@ -454,7 +454,10 @@ def graph_search(
             candidates.append((score, edges, nodes, backwards))
     candidates.sort(key=lambda c: (-c[0], len(c[1]), [index.names[n] for n in c[2]]))
     if embed_texts is not None and rules.continuity_weight > 0:
-        candidates = _rank_by_continuity(snapshot, index, candidates, embed_texts, rules)
+        try:
+            candidates = _rank_by_continuity(snapshot, index, candidates, embed_texts, rules)
+        except Exception as exc:  # noqa: BLE001 - an embedder that fails (a remote model down) must not fail search
+            result.message = f"ranked without sentence continuity: the embedder failed ({type(exc).__name__}: {exc})"
     result.paths = _select_diverse(index, candidates, limit)
     if not result.paths:
         names = ", ".join(m.name for m in result.matched)
