@@ -8,6 +8,11 @@ of edges, as "Mice" or "Humans" are in a real corpus), one supporting chunk per 
 - the time to build the search index of a snapshot version (paid once per published version);
 - p50 / p95 / max latency of a depth-2 search by exact name (target p95 <= 50 ms), and of depth 3,
   of a fuzzy match (a misspelt name) and of a search from one of the biggest hubs;
+- p50 / p95 of a misspelled part of a name (the first word of a name, one letter dropped: the
+  fuzzy tier on the words of names);
+- with ``--continuity N``: N searches ranked with sentence continuity (the packaged MiniLM embeds
+  the sentences of each term's best paths), first with no sentence cached (a new term), then again
+  (cached per snapshot version);
 - the time to publish the snapshot from DuckDB and load it (``--publish``, optional: it writes the
   tables to a temporary DuckDB file first).
 Terms are drawn at random (seeded) among the node names; each query runs the full search (match,
@@ -118,11 +123,11 @@ def percentiles(samples_ms: list[float]) -> str:
     return f"p50 {statistics.median(ordered):6.2f} ms   p95 {p95:6.2f} ms   max {ordered[-1]:6.2f} ms"
 
 
-def timed(snapshot, settings, terms, depth) -> tuple[list[float], int]:
+def timed(snapshot, settings, terms, depth, embed_texts=None) -> tuple[list[float], int]:
     samples, paths = [], 0
     for term in terms:
         started = time.perf_counter()
-        result = graph_search(snapshot, term, settings, depth=depth)
+        result = graph_search(snapshot, term, settings, depth=depth, embed_texts=embed_texts)
         samples.append((time.perf_counter() - started) * 1000)
         paths += len(result.paths)
     return samples, paths
@@ -134,6 +139,7 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=500_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--publish", action="store_true", help="also time publishing and loading the snapshot")
+    parser.add_argument("--continuity", type=int, default=0, help="searches to time with sentence continuity")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,6 +165,20 @@ def main() -> None:
         samples, _ = timed(snapshot, settings, misspelt, 2)
         label = f"depth 2, fuzzy match ({len(misspelt)} misspelt terms):"
         print(f"{label:<54}{percentiles(samples)}")
+        parts = [t.split()[0] for t in terms[: max(20, args.queries // 5)]]
+        parts = [p[:2] + p[3:] if len(p) > 5 else p for p in parts]  # one letter dropped
+        samples, _ = timed(snapshot, settings, parts, 2)
+        label = f"depth 2, misspelled part of a name ({len(parts)} terms):"
+        print(f"{label:<54}{percentiles(samples)}")
+        if args.continuity:
+            from kg_pipelines.embedding import embedder_for
+
+            embed_texts = embedder_for(settings.node_embedding_model).embed
+            embed_texts(["warm up"])
+            chosen = terms[: args.continuity]
+            for label in ("continuity, no sentence cached:", "continuity, sentences cached:"):
+                samples, _ = timed(snapshot, settings, chosen, 2, embed_texts)
+                print(f"{f'depth 2, {label} ({len(chosen)} terms)':<54}{percentiles(samples)}")
         hubs = [names[i] for i in np.argsort(-degree)[:20]]
         samples, _ = timed(snapshot, settings, hubs, 2)
         print(f"{'depth 2, from the 20 biggest hubs:':<54}{percentiles(samples)}")

@@ -121,6 +121,24 @@ class QualitySignalSettings(_Strict):
     short_penalty: float = Field(default=0.8, gt=0, description="Multiplier for too short text")
     long_above_chars: int = Field(default=2000, ge=0, description="Text longer than this is too long")
     long_penalty: float = Field(default=0.9, gt=0, description="Multiplier for too long text")
+    scale_length_bands: bool = Field(
+        default=True,
+        description="Scale the four character bands above to the configured chunk size (chunk_tokens): "
+        "x (chunk_tokens x chars_per_token) / band_chunk_chars. false: the seed's bands as written",
+    )
+    band_chunk_chars: int = Field(
+        default=1000,
+        gt=0,
+        description="Characters of the full chunk the bands are written for: seed 004's medium band "
+        "(200-1000) ends at a full chunk. A chunk size of this many characters keeps the seed's bands exactly",
+    )
+    chars_per_token: float = Field(
+        default=5.0,
+        gt=0,
+        description="Characters a chunker token spans at most on prose, so chunk_tokens x this is a full "
+        "chunk's length (MiniLM WordPiece on the sample corpus: 4.0-4.75 in full 1000-token chunks, "
+        "up to 5.0 in short tail chunks)",
+    )
     title_boost: float = Field(default=1.05, gt=0, description="Multiplier when the result has a title")
     structured_file_types: list[str] = Field(
         default_factory=lambda: ["pdf"], description="metadata file_type values counted as structured documents"
@@ -213,12 +231,37 @@ class GraphSearchSettings(_Strict):
     fanout: int = Field(default=32, ge=1, le=1000, description="Strongest edges followed out of each node per hop")
     beam: int = Field(default=256, ge=1, le=100000, description="Partial paths kept per depth (best first)")
     fuzzy_min_score: float = Field(
-        default=88.0, ge=0, le=100, description="rapidfuzz WRatio a name needs when no name matches exactly"
+        default=88.0,
+        ge=0,
+        le=100,
+        description="rapidfuzz score a name (WRatio, ratio) or a word of a name (ratio) needs when no name "
+        "matches exactly",
+    )
+    fuzzy_min_word_chars: int = Field(
+        default=4,
+        ge=1,
+        le=50,
+        description="A word of the term shorter than this matches a word of a name only exactly (no fuzzy), "
+        "so a short term does not match every name holding a similar short word",
     )
     vector_min_similarity: float = Field(
         default=0.55, ge=-1, le=1, description="Cosine similarity a node vector needs when no name matches"
     )
     max_start_nodes: int = Field(default=3, ge=1, le=50, description="Matched nodes the paths may start from")
+    continuity_weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=10,
+        description="A path of several hops counts x (1 + this x continuity), continuity being the mean cosine "
+        "similarity of consecutive hops' sentences (node_embedding_model); 0 switches it off",
+    )
+    continuity_candidates: int = Field(
+        default=32,
+        ge=1,
+        le=10000,
+        description="Best paths (before continuity) whose continuity is scored: their sentences are embedded "
+        "once per snapshot version (24-27 sentences for a term of the demo corpus)",
+    )
     reload_wait_s: float = Field(
         default=1.0,
         ge=0,

@@ -684,3 +684,87 @@ def test_settings_defaults_yaml_and_config(tmp_path):
         FusionSettings(strategies={"creative": {}})
     with pytest.raises(ValidationError):
         FusionSettings(max_context_tokens=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the length signal on the chunks this pipeline makes
+# ---------------------------------------------------------------------------------------------
+
+# an invented report on a fictional river basin: varied sentences, as a real document has them
+_STATIONS = ("Harlow Weir", "Osk Bridge", "Fennmouth", "Tarrant Mill", "Ludd Crossing", "Brenna Ford")
+_SENTENCES = (
+    "The gauging station at {s} recorded a mean discharge of {n} cubic metres per second in {y}.",
+    "Flood marks on the old mill at {s} show that the spring flood of {y} rose {n} centimetres above "
+    "the previous record.",
+    "Engineers lined the eastern bank near {s} with willow fascines after the bank retreated by {n} metres.",
+    "Sediment cores taken downstream of {s} in {y} held {n} grams of fine silt per kilogram of sample.",
+    "Anglers reported that brown trout returned to the pools below {s} within {n} months of the weir's removal.",
+    "The water authority measured nitrate at {s} every fortnight, and the {y} average was {n} milligrams per litre.",
+    "A survey of {y} counted {n} breeding pairs of kingfishers between {s} and the estuary.",
+)
+
+
+def _river_report(paragraphs: int) -> str:
+    blocks = ["# The Ouse Vale River Survey"]
+    for p in range(paragraphs):
+        sentences = [
+            template.format(s=_STATIONS[(p + k) % len(_STATIONS)], n=17 + 13 * p + 7 * k, y=1990 + (p * 3 + k) % 30)
+            for k, template in enumerate(_SENTENCES[(p % 3) :] + _SENTENCES[: (p % 3)])
+        ]
+        blocks.append(" ".join(sentences))
+    return "\n\n".join(blocks)
+
+
+def test_a_full_chunk_of_the_configured_size_is_not_penalised_against_its_documents_short_tail(tmp_path):
+    from kg_pipelines.ingestion.chunking import split_into_blocks
+    from kg_pipelines.ingestion.tokens import default_token_counter
+
+    settings = load_settings(tmp_path)
+    assert settings.chunk_tokens == 1000
+    blocks = split_into_blocks(_river_report(8), default_token_counter(), settings.chunk_tokens)
+    assert len(blocks) == 2, [b.token_count for b in blocks]
+    full, tail = blocks[0].text, blocks[-1].text
+    assert blocks[0].token_count > 0.9 * settings.chunk_tokens and len(full) > 4000  # a real full chunk
+    assert 1000 < len(tail) < len(full) / 2  # the short last chunk, as the sample corpus has them
+    config = FusionConfig.from_settings(settings, strategy="general", diversity_factor=0.0)
+    preset = config.strategies["general"]
+    full_signals = quality_signals(item("a", "full", 1, full), config, preset, NOW)
+    tail_signals = quality_signals(item("b", "tail", 1, tail), config, preset, NOW)
+    assert full_signals == {"medium length": 1.1}  # a full chunk is the medium length here, not "long"
+    assert full_signals.get("medium length", 1.0) >= tail_signals.get("medium length", 1.0)
+    # both first in their collection's list: the full chunk is not ranked below the tail by length
+    out = fuse(
+        {"b": [item("b", "tail", 1, tail)], "a": [item("a", "full", 1, full)]},
+        "q",
+        config,
+        token_counter=default_token_counter(),
+        now=NOW,
+    )
+    scores = {r.item_id: r.quality_score for r in out.ranked}
+    assert scores["full"] >= scores["tail"], scores
+    # the seed's bands, unscaled, would count the full chunk too long and put the tail above it
+    seed = FusionConfig(strategy="general", diversity_factor=0.0)
+    assert quality_signals(item("a", "full", 1, full), seed, preset, NOW) == {"long": 0.9}
+
+
+def test_the_length_bands_scale_with_the_chunk_size_and_keep_the_seeds_in_seed_mode(tmp_path):
+    preset = FusionConfig().strategies["general"]
+
+    def signals(config, length):
+        return quality_signals(item("bio", "a", 1, "x" * length), config, preset, NOW)
+
+    # seed mode: no chunk size, or chunks of band_chunk_chars (200 tokens x 5 characters): the seed's bands
+    for config in (FusionConfig(), FusionConfig(chunk_tokens=200), FusionConfig.from_settings(FusionSettings())):
+        assert config.length_scale == 1.0
+        assert signals(config, 99) == {"short": 0.8} and signals(config, 100) == {}
+        assert signals(config, 200) == signals(config, 1000) == {"medium length": 1.1}
+        assert signals(config, 1001) == signals(config, 2000) == {}
+        assert signals(config, 2001) == {"long": 0.9}
+    # the pipeline's 1000-token chunks: bands x5
+    config = FusionConfig.from_settings(load_settings(tmp_path))
+    assert config.chunk_tokens == 1000 and config.length_scale == 5.0
+    assert signals(config, 499) == {"short": 0.8} and signals(config, 999) == {}
+    assert signals(config, 1000) == signals(config, 4700) == signals(config, 5000) == {"medium length": 1.1}
+    assert signals(config, 10_000) == {} and signals(config, 10_001) == {"long": 0.9}
+    off = FusionConfig(chunk_tokens=1000, quality={"scale_length_bands": False})
+    assert off.length_scale == 1.0 and signals(off, 4700) == {"long": 0.9}

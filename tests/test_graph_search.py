@@ -11,8 +11,8 @@ import pytest
 from kg_pipelines.config import load_settings
 from kg_pipelines.retrieval.activations import pending_activations
 from kg_pipelines.retrieval.graph_search import GraphSearchError, format_paths, graph_search, search_graph
-from kg_pipelines.stores.graph_snapshot import load_graph_snapshot, publish_graph_snapshot
-from kg_pipelines.stores.warehouse import connect, count_rows, insert_rows, transaction
+from kg_pipelines.stores.graph_snapshot import load_graph_snapshot, publish_graph_snapshot, snapshot_root
+from kg_pipelines.stores.warehouse import connect, insert_rows, transaction
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -171,8 +171,12 @@ def test_a_term_with_no_way_out_is_walked_backwards(small_graph):
 
 def test_fuzzy_then_vector_matching(small_graph):
     settings, _ = small_graph
-    fuzzy = _search(settings, "Oleoylethanolamid")
-    assert fuzzy.matched and fuzzy.matched[0].match == "fuzzy" and fuzzy.paths
+    fuzzy = _search(settings, "Oleoylethanolamid")  # a letter dropped: the whole name by Levenshtein ratio
+    assert [(m.node_id, m.match, m.score) for m in fuzzy.matched] == [
+        (OEA, "fuzzy", 0.9714),  # ratio 97.14 / 100
+        ("concept:oleoylethanolamide", "fuzzy", 0.9714),
+    ]
+    assert fuzzy.paths[0].lines == _search(settings, "Oleoylethanolamide").paths[0].lines  # the same walk
 
     class Vectors:  # the nearest-node search of LanceDB graph_nodes, answered for a made-up vector
         def search(self, vector, k=10, node_type=None):
@@ -195,12 +199,23 @@ def test_fuzzy_then_vector_matching(small_graph):
         "Oleoylethanolamide ảnh hưởng",
     ],
 )
-def test_hostile_or_foreign_terms_match_nothing_harmful(small_graph, term):
-    settings, conn = small_graph
+def test_hostile_or_foreign_terms_match_nothing_and_change_nothing(small_graph, term):
+    """Search reads the snapshot (never DuckDB): a hostile term must leave the snapshot it reads,
+    byte for byte, and match no node (none of these terms is, or misspells, a name)."""
+    settings, _ = small_graph
+    root = snapshot_root(settings)
+
+    def files() -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    before, version = files(), load_graph_snapshot(settings).version
     result = _search(settings, term)
     assert result.term == " ".join(term.split())
-    assert all(m.match in ("exact", "fuzzy", "vector") for m in result.matched)
-    assert count_rows(conn, "kg_nodes") == 7 and count_rows(conn, "kg_edges") == 7
+    assert result.matched == [] and result.paths == [] and result.message == f"no entity matches {result.term!r}"
+    assert files() == before and load_graph_snapshot(settings).version == version
+    unharmed = search_graph(settings, "Oleoylethanolamide", record=False)  # the graph still answers in full
+    assert [m.node_id for m in unharmed.matched] == [OEA, "concept:oleoylethanolamide"]
+    assert len(unharmed.paths) == 2 and unharmed.snapshot_version == version
 
 
 @pytest.mark.parametrize(
@@ -267,3 +282,87 @@ def test_a_newer_snapshot_is_indexed_in_the_background_while_the_previous_answer
     release.set()
     next(iter(module._builders.values())).join(30)
     assert search_graph(settings, "Oleoylethanolamide", record=False).snapshot_version > first
+
+
+@pytest.fixture
+def microbes(tmp_path):
+    """Names of one genus and of other microbes, each linked to something, in a published snapshot."""
+    settings = load_settings(tmp_path)
+    conn = connect(settings.warehouse_path)
+    names = {
+        "microbe:akkermansia muciniphila": "Akkermansia Muciniphila",
+        "microbe:akkermansia glycaniphila": "Akkermansia Glycaniphila",
+        "microbe:bacteroides fragilis": "Bacteroides Fragilis",
+        "microbe:bacteroides thetaiotaomicron": "Bacteroides Thetaiotaomicron",
+        "tissue:mucus layer": "Mucus Layer",
+        "compound:mucin": "Mucin",
+    }
+    nodes = [_node(node_id.split(":", 1)[1], name, node_type=node_id.split(":")[0]) for node_id, name in names.items()]
+    edges = [
+        _edge("microbe:akkermansia muciniphila", "compound:mucin", "Akkermansia muciniphila degrades mucin."),
+        _edge("microbe:akkermansia glycaniphila", "compound:mucin", "Akkermansia glycaniphila also grows on mucin."),
+        _edge("microbe:bacteroides fragilis", "tissue:mucus layer", "Bacteroides fragilis lives in the mucus layer."),
+        _edge("microbe:bacteroides thetaiotaomicron", "compound:mucin", "Bacteroides thetaiotaomicron uses mucin."),
+    ]
+    with transaction(conn):
+        insert_rows(conn, "kg_nodes", nodes)
+        insert_rows(conn, "kg_edges", edges)
+    publish_graph_snapshot(conn, settings)
+    conn.close()
+    return settings
+
+
+def _matched(settings, term):
+    return [(m.name, m.match, m.score) for m in _search(settings, term).matched]
+
+
+def test_a_misspelled_part_of_a_name_finds_its_entity(microbes):
+    # 'akermansia' (one k) against whole names scores 61 (ratio): the words of the names find it
+    assert _matched(microbes, "akermansia") == [
+        ("Akkermansia Glycaniphila", "fuzzy", 0.9524),  # one word of each name, ratio 95.24: ties by name
+        ("Akkermansia Muciniphila", "fuzzy", 0.9524),
+    ]
+    assert _matched(microbes, "mucinphila")[0][:2] == ("Akkermansia Muciniphila", "fuzzy")
+    assert _matched(microbes, "bacteroides fragils") == [("Bacteroides Fragilis", "fuzzy", 0.9744)]  # whole name
+    found = _search(microbes, "Akermansia muciniphla")  # two words misspelled: each matches a word of the name
+    assert [m.name for m in found.matched] == ["Akkermansia Muciniphila"]
+    assert found.paths[0].lines == ["Akkermansia Muciniphila --[Akkermansia muciniphila degrades mucin.]--> Mucin"]
+
+
+def test_exact_and_whole_name_matches_come_before_matches_on_words(microbes):
+    assert _matched(microbes, "akkermansia muciniphila") == [("Akkermansia Muciniphila", "exact", 1.0)]
+    # a whole name one letter off wins over the sibling that only shares the genus word
+    # (scored as a whole name, ratio 97.87, not as words: (100 + 95.65) / 2)
+    assert _matched(microbes, "akkermansia glycaniphla") == [("Akkermansia Glycaniphila", "fuzzy", 0.9787)]
+    # every word of the term in a name, exactly: the part-of-a-name tier, before any misspelling
+    assert [(name, how) for name, how, _ in _matched(microbes, "glycaniphila")] == [
+        ("Akkermansia Glycaniphila", "fuzzy")
+    ]
+
+
+def test_short_words_match_only_exactly(microbes):
+    lenient = microbes.model_copy(
+        update={"graph_search": microbes.graph_search.model_copy(update={"fuzzy_min_score": 75.0})}
+    )
+    # at a lenient cutoff, "muc" would match the name Mucin and the word "mucus" (ratio 75): a term or word shorter
+    # than fuzzy_min_word_chars (4) matches only exactly
+    assert _matched(lenient, "muc") == []
+    assert _matched(microbes, "zzkermansia") == []  # two letters off a 11-letter word: ratio 82, under 88
+    assert _matched(lenient, "akermansia")[0][0].startswith("Akkermansia")
+
+
+def test_the_api_and_the_cli_match_a_misspelled_part_of_a_name_alike(microbes):
+    from click.testing import CliRunner
+    from fastapi.testclient import TestClient
+
+    from kg_pipelines.api.app import create_app
+    from kg_pipelines.cli import main
+
+    body = TestClient(create_app(microbes)).get("/graph-search", params={"term": "akermansia"}).json()
+    assert [(m["name"], m["match"]) for m in body["matched"]] == [
+        ("Akkermansia Glycaniphila", "fuzzy"),
+        ("Akkermansia Muciniphila", "fuzzy"),
+    ]
+    out = CliRunner().invoke(main, ["--data-dir", str(microbes.data_dir), "search", "akermansia"]).output
+    matched = "Akkermansia Glycaniphila (microbe, fuzzy 0.95), Akkermansia Muciniphila (microbe, fuzzy 0.95)"
+    assert f"matched: {matched}" in out

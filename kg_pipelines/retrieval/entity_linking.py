@@ -12,6 +12,10 @@
   question that names nothing literally still gets a start.
 
 Runs made only of function words ("the", "which", "of the") are never looked up.
+
+:class:`WordFuzzyIndex` is the fuzzy match on the words of names, for a misspelled *part* of a name
+(``akermansia`` -> Akkermansia Muciniphila), which a whole-name ratio misses (60 for that pair):
+graph search falls back to it when no whole name matches (``retrieval/graph_search.py``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,68 @@ also as if so such same other another more most less least many much very
     )
     | LOWER_PARTICLES
 )
+
+
+@dataclass
+class WordFuzzyIndex:
+    """Names by the words of their keys, for fuzzy matching on words rather than on whole names.
+
+    A term matches a name when every word of the term matches a word of the name: exactly, or,
+    for a word of at least ``min_word_chars`` characters, by rapidfuzz's ``ratio`` at or above the
+    cutoff (one letter dropped or doubled in a 10-letter word scores 95; a word of 4 letters with
+    one letter changed scores 75, so short words effectively match only exactly, and a short term
+    does not match every name that holds a similar short word). A name's score is the mean of its
+    words' scores; names whose words the term covers better come first (``akermansia`` finds the
+    name ``Akkermansia`` before ``Akkermansia Muciniphila``, both before a longer name)."""
+
+    keys: list[str]  # the names' keys (``node_key``), as the caller numbers them
+    words: list[str]  # distinct words of the keys
+    postings: list[list[int]]  # word number -> key numbers holding it
+    word_number: dict[str, int]
+    word_counts: list[int]  # per key, its number of distinct words
+
+    @classmethod
+    def build(cls, keys: list[str]) -> WordFuzzyIndex:
+        word_number: dict[str, int] = {}
+        postings: list[list[int]] = []
+        word_counts = []
+        for k, key in enumerate(keys):
+            distinct = set(key.split())
+            word_counts.append(len(distinct))
+            for word in distinct:
+                number = word_number.setdefault(word, len(word_number))
+                if number == len(postings):
+                    postings.append([])
+                postings[number].append(k)
+        return cls(list(keys), list(word_number), postings, word_number, word_counts)
+
+    def match(self, key: str, cutoff: float, min_word_chars: int, limit: int) -> list[tuple[float, int]]:
+        """(score 0-100, key number) of the names every word of ``key`` matches, best first."""
+        words = list(dict.fromkeys(key.split()))
+        if not words or not self.words:
+            return []
+        scores: dict[int, float] | None = None
+        for word in words:
+            best: dict[int, float] = {}  # key number -> the best score of this term word in that name
+            if len(word) < min_word_chars:
+                alternatives = [(word, 100.0, self.word_number[word])] if word in self.word_number else []
+            else:
+                alternatives = process.extract(word, self.words, scorer=fuzz.ratio, score_cutoff=cutoff, limit=None)
+            for _word, score, number in alternatives:
+                for k in self.postings[number]:
+                    if score > best.get(k, -1.0):
+                        best[k] = score
+            if scores is None:
+                scores = best
+            else:
+                scores = {k: scores[k] + s for k, s in best.items() if k in scores}
+            if not scores:
+                return []
+        ranked = sorted(
+            ((total / len(words), k) for k, total in scores.items()),
+            key=lambda found: (-found[0], self.word_counts[found[1]] - len(words), self.keys[found[1]]),
+        )
+        return ranked[:limit]
 
 
 @dataclass(frozen=True)

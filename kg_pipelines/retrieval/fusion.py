@@ -10,6 +10,16 @@ another collection's: fusion uses ranks only. For a result d found in the ranked
     fused(d)    = quality(d) x (1 - f x maxsim(d))              f = diversity factor, maxsim = highest
                                                                 word-set Jaccard similarity to a result
                                                                 already in the context
+The length signal's bands (seed 004: 200-1000 characters x1.1, under 100 x0.8, over 2000 x0.9)
+assume a full chunk of about 1000 characters; this pipeline's chunks are up to ``chunk_tokens``
+(1000) tokens, 4,000-4,750 characters, so with the seed's bands every full chunk would count x0.9
+and each document's short last chunk would rank above it. The bands are therefore scaled by
+``chunk_tokens x chars_per_token / band_chunk_chars`` (1000 x 5 / 1000 = 5: medium 1000-5000
+characters, short under 500, long over 10000), so a full chunk of the configured size is medium,
+never "too long". A fusion without a chunk size (``FusionConfig.chunk_tokens`` None), with
+``scale_length_bands`` off, or with chunks of ``band_chunk_chars`` characters (200 tokens at 5
+characters a token) uses the seed's bands exactly.
+
 Selection is greedy by fused score within a token budget (tokens counted with the project's
 offline WordPiece tokenizer, or taken from a result's ``token_count`` metadata); the selected
 results are then ordered for the LLM (primacy / recency: best first, second best last). Every
@@ -36,7 +46,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from kg_pipelines.config import FusionSettings, KGSettings, StrategyPreset
 from kg_pipelines.retrieval.query_strategies import STRATEGIES, QueryClass, classify_query
@@ -62,10 +72,28 @@ class FusionConfig(FusionSettings):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    chunk_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Chunk size (tokens) of the results; scales the length bands. None: the seed's bands",
+    )
+
     @classmethod
     def from_settings(cls, settings: FusionSettings | KGSettings, **overrides: Any) -> FusionConfig:
-        fusion = settings.fusion if isinstance(settings, KGSettings) else settings
-        return cls.model_validate({**fusion.model_dump(), **overrides})
+        """The fusion settings; from the whole settings, with the chunk size the chunker uses."""
+        if isinstance(settings, KGSettings):
+            values = {**settings.fusion.model_dump(), "chunk_tokens": settings.chunk_tokens}
+        else:
+            values = settings.model_dump()
+        return cls.model_validate({**values, **overrides})
+
+    @property
+    def length_scale(self) -> float:
+        """What the length bands are multiplied by (see the module doc): 1.0 keeps the seed's."""
+        q = self.quality
+        if self.chunk_tokens is None or not q.scale_length_bands:
+            return 1.0
+        return self.chunk_tokens * q.chars_per_token / q.band_chunk_chars
 
 
 @dataclass(frozen=True)
@@ -296,6 +324,11 @@ class QualityRules:
             self.recent_after = datetime.min.replace(tzinfo=UTC)
         self.recency_boost = preset.recency_boost if preset.recency_boost is not None else q.recency_boost
         self.step_boost = preset.step_boost
+        scale = config.length_scale
+        self.optimal_min = q.optimal_min_chars * scale
+        self.optimal_max = q.optimal_max_chars * scale
+        self.short_below = q.short_below_chars * scale
+        self.long_above = q.long_above_chars * scale
         # the largest product any result can get: weighted score x this bounds its quality score
         self.max_multiplier = (
             max(1.0, q.optimal_length_boost, q.short_penalty, q.long_penalty)
@@ -311,11 +344,11 @@ class QualityRules:
         q = self.q
         signals: dict[str, float] = {}
         length = len(item.text)
-        if q.optimal_min_chars <= length <= q.optimal_max_chars:
+        if self.optimal_min <= length <= self.optimal_max:
             signals["medium length"] = q.optimal_length_boost
-        elif length < q.short_below_chars:
+        elif length < self.short_below:
             signals["short"] = q.short_penalty
-        elif length > q.long_above_chars:
+        elif length > self.long_above:
             signals["long"] = q.long_penalty
         metadata = item.metadata
         if item.title or (metadata and metadata.get("has_title")):
