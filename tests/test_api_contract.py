@@ -130,12 +130,21 @@ def test_the_schema_has_a_model_for_every_answer_and_one_for_every_error(openapi
         ("/collections", "get"): [],
         ("/graph-search", "get"): [400, 422],
         ("/qa", "post"): [400, 422, 503],
+        ("/explore/api/neighbourhood", "get"): [400, 422],
+        ("/explore/api/expand", "get"): [404, 422],
+        ("/explore/api/evidence", "get"): [400, 422],
+        ("/explore/api/node", "get"): [404, 422],
+        ("/explore/api/edge", "get"): [404, 422],
+        ("/explore/api/health", "get"): [],
     }
     for (path, method), statuses in documented.items():
         for status in statuses:
             assert _documented(openapi, path, method, status) == {"$ref": ERROR_REF}
     answers = {("/health", "get"): "HealthResponse", ("/collections", "get"): "CollectionsResponse"}
     answers |= {("/graph-search", "get"): "GraphSearchResponse", ("/qa", "post"): "QAResponse"}
+    answers |= {("/explore/api/neighbourhood", "get"): "Neighbourhood", ("/explore/api/expand", "get"): "Neighbourhood"}
+    answers |= {("/explore/api/node", "get"): "NodeDetails", ("/explore/api/edge", "get"): "EdgeDetails"}
+    answers |= {("/explore/api/evidence", "get"): "Neighbourhood", ("/explore/api/health", "get"): "HealthReports"}
     for (path, method), model in answers.items():
         assert _documented(openapi, path, method, 200) == {"$ref": f"#/components/schemas/{model}"}
     assert "security" not in openapi and "securitySchemes" not in openapi["components"]  # loopback, no key

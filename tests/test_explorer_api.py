@@ -56,7 +56,7 @@ def test_the_node_limit_is_kept_and_what_is_left_out_is_counted(client):
     assert len(walked) == 3
     assert small["truncated"] and sum(small["more"].values()) > 0
     start = small["matched"][0]["node_id"]
-    expanded = client.get("/explore/api/neighbourhood", params={"node_id": start, "limit": 300}).json()
+    expanded = client.get("/explore/api/expand", params={"node_id": start, "limit": 300}).json()
     neighbours = {n["id"] for n in expanded["nodes"]} - {start}
     assert not expanded["truncated"] or start not in expanded["more"]
     drawn = {n["id"] for n in small["nodes"]}
@@ -99,9 +99,10 @@ def test_an_answers_chunks_give_the_nodes_and_edges_to_highlight(client, sample)
     [
         ("/explore/api/node", {"node_id": "compound:no such thing"}, 404, "no node 'compound:no such thing'"),
         ("/explore/api/edge", {"edge_id": "RELATED:a->b"}, 404, "no edge 'RELATED:a->b'"),
-        ("/explore/api/neighbourhood", {}, 400, "give either term or node_id"),
-        ("/explore/api/neighbourhood", {"term": "x", "node_id": "y"}, 400, "give either term or node_id"),
-        ("/explore/api/neighbourhood", {"node_id": "nope"}, 404, "no node 'nope'"),
+        ("/explore/api/neighbourhood", {}, 422, "term: Field required"),
+        ("/explore/api/neighbourhood", {"term": "x", "node_id": "y"}, 422, "node_id: unknown query parameter"),
+        ("/explore/api/expand", {"node_id": "nope"}, 404, "no node 'nope'"),
+        ("/explore/api/neighbourhood", {"term": "   "}, 400, "term"),
         ("/explore/api/neighbourhood", {"term": "OEA", "depth": 9}, 422, "depth"),
         ("/explore/api/neighbourhood", {"term": "OEA", "limit": 0}, 422, "limit"),
     ],

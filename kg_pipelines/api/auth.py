@@ -74,8 +74,8 @@ def _holds_no_data(path: str) -> bool:
 
 class BearerAuth:
     """ASGI middleware: every HTTP request (the API, ``/docs`` and ``/openapi.json`` alike, all but
-    the explorer's page and static files) must carry ``Authorization: Bearer <key>``; otherwise 401 with ``{"detail": ...}`` and a
-    ``WWW-Authenticate`` header (RFC 6750)."""
+    the explorer's page and static files) must carry ``Authorization: Bearer <key>``; otherwise 401
+    with ``{"detail": ...}`` and a ``WWW-Authenticate`` header (RFC 6750)."""
 
     def __init__(self, app, key: str) -> None:
         self.app = app

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Query
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -39,6 +40,7 @@ from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
 STATIC = Path(__file__).with_name("static")
 MAX_ID_CHARS = 1000
 MAX_EVIDENCE_CHUNKS = 50
+EMPTY = "The graph is empty: ingest documents first (kg-pipelines ingest DIR --collection NAME)."
 
 
 class ExplorerNode(BaseModel):
@@ -158,48 +160,26 @@ def _empty(message: str) -> Neighbourhood:
     return Neighbourhood(nodes=[], edges=[], more={}, truncated=False, message=message)
 
 
+def _refuse_unknown_parameters(request: Request) -> None:
+    """A query parameter the route does not take is a 422 (``?nodeid=`` is a typo, not a default)."""
+    route = request.scope.get("route")
+    known = {param.alias for param in route.dependant.query_params} if route is not None else set()
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise RequestValidationError(
+            [{"loc": ("query", name), "msg": "unknown query parameter", "type": "extra_forbidden"} for name in unknown]
+        )
+
+
 def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRouter:
     """The page's endpoints; ``errors(*statuses)`` gives a route's documented error responses."""
-    router = APIRouter(prefix="/explore/api", tags=["explorer"])
+    router = APIRouter(prefix="/explore/api", tags=["explorer"], dependencies=[Depends(_refuse_unknown_parameters)])
     search_rules = settings.graph_search
 
     def snapshot_or_none():
         return load_graph_snapshot(settings)
 
-    @router.get(
-        "/neighbourhood",
-        response_model=Neighbourhood,
-        responses=errors(400, 404, 422),
-        summary="A bounded neighbourhood",
-    )
-    def get_neighbourhood(
-        term: str | None = Query(default=None, min_length=1, max_length=search_rules.max_term_chars),
-        node_id: str | None = Query(default=None, min_length=1, max_length=MAX_ID_CHARS),
-        depth: int = Query(default=1, ge=1, le=MAX_DEPTH),
-        limit: int = Query(default=300, ge=1, le=MAX_LIMIT),
-    ) -> Neighbourhood:
-        """Start at the nodes ``term`` matches (graph search's matching, with its paths) or at
-        ``node_id``; at most ``limit`` nodes, strongest edges first."""
-        if (term is None) == (node_id is None):
-            raise ExplorerError("give either term or node_id")
-        snapshot = snapshot_or_none()
-        if snapshot is None or snapshot.empty:
-            return _empty("The graph is empty: ingest documents first (kg-pipelines ingest DIR --collection NAME).")
-        matched, paths, message = [], [], None
-        if term is not None:
-            found = search_graph(settings, term, min(depth + 1, search_rules.max_depth), 10, record=False)
-            matched = [MatchedTerm(**vars(m)) for m in found.matched]
-            paths = [
-                ExplorerPath(lines=p.lines, edge_ids=p.edge_ids, node_ids=_path_nodes(p), score=p.score)
-                for p in found.paths
-            ]
-            message = found.message
-            known = _known_ids(snapshot)  # the search may have served the previous snapshot
-            starts = [m.node_id for m in found.matched[:3] if m.node_id in known]
-            if not starts:
-                return _empty(message or f"No node matches {term!r}.")
-        else:
-            starts = [node_id]
+    def drawn(snapshot, starts, depth, limit, matched=(), paths=(), message=None) -> Neighbourhood:
         graph = neighbourhood(
             snapshot,
             starts,
@@ -209,8 +189,8 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
             keep_edge_ids=[e for p in paths for e in p.edge_ids],
         )
         return Neighbourhood(
-            matched=matched,
-            paths=paths,
+            matched=list(matched),
+            paths=list(paths),
             nodes=[ExplorerNode(**n) for n in graph["nodes"]],
             edges=[ExplorerEdge(**e) for e in graph["edges"]],
             more=graph["more"],
@@ -218,6 +198,50 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
             snapshot_version=snapshot.version,
             message=message,
         )
+
+    @router.get(
+        "/neighbourhood",
+        response_model=Neighbourhood,
+        responses=errors(400, 422),
+        summary="The neighbourhood of the nodes a term names, with its graph-search paths",
+    )
+    def get_neighbourhood(
+        term: str = Query(min_length=1, max_length=search_rules.max_term_chars, json_schema_extra={"pattern": r"\S"}),
+        depth: int = Query(default=1, ge=1, le=MAX_DEPTH),
+        limit: int = Query(default=300, ge=1, le=MAX_LIMIT),
+    ) -> Neighbourhood:
+        """Start at the nodes ``term`` matches (graph search's matching, with its paths); at most
+        ``limit`` nodes, strongest edges first; the paths are drawn whole."""
+        snapshot = snapshot_or_none()
+        if snapshot is None or snapshot.empty:
+            return _empty(EMPTY)
+        found = search_graph(settings, term, min(depth + 1, search_rules.max_depth), 10, record=False)
+        paths = [
+            ExplorerPath(lines=p.lines, edge_ids=p.edge_ids, node_ids=_path_nodes(p), score=p.score)
+            for p in found.paths
+        ]
+        known = _known_ids(snapshot)  # the search may have served the previous snapshot
+        starts = [m.node_id for m in found.matched[:3] if m.node_id in known]
+        if not starts:
+            return _empty(found.message or f"No node matches {term!r}.")
+        matched = [MatchedTerm(**vars(m)) for m in found.matched]
+        return drawn(snapshot, starts, depth, limit, matched, paths, found.message)
+
+    @router.get(
+        "/expand",
+        response_model=Neighbourhood,
+        responses=errors(404, 422),
+        summary="The neighbourhood of one node (the page's 'N more')",
+    )
+    def get_expand(
+        node_id: str = Query(min_length=1, max_length=MAX_ID_CHARS),
+        depth: int = Query(default=1, ge=1, le=MAX_DEPTH),
+        limit: int = Query(default=300, ge=1, le=MAX_LIMIT),
+    ) -> Neighbourhood:
+        snapshot = snapshot_or_none()
+        if snapshot is None or snapshot.empty:
+            raise ExplorerError(f"no node {node_id!r} in the graph")
+        return drawn(snapshot, [node_id], depth, limit)
 
     @router.get("/evidence", response_model=Neighbourhood, responses=errors(400, 422), summary="What chunks hold")
     def get_evidence(
@@ -227,7 +251,7 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
         """The named nodes and edges the given chunks support (an answer's sources), to highlight."""
         snapshot = snapshot_or_none()
         if snapshot is None or snapshot.empty:
-            return _empty("The graph is empty: ingest documents first (kg-pipelines ingest DIR --collection NAME).")
+            return _empty(EMPTY)
         if any(len(c) > MAX_ID_CHARS for c in chunk_id):
             raise ExplorerError(f"a chunk id is at most {MAX_ID_CHARS} characters")
         graph = evidence(snapshot, chunk_id, limit)

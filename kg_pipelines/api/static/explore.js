@@ -164,7 +164,7 @@ function renderPaths(paths) {
 async function expand(nodeId) {
   clearError();
   const limit = $("limit").value || "300";
-  const data = await api("/explore/api/neighbourhood?" + new URLSearchParams({ node_id: nodeId, depth: "1", limit }));
+  const data = await api("/explore/api/expand?" + new URLSearchParams({ node_id: nodeId, depth: "1", limit }));
   addToGraph(data, []);
   setStatus("Expanded: " + data.nodes.length + " nodes around it.");
 }
