@@ -355,7 +355,8 @@ class _Values:
             self.problem(f"{name} {value!r} is not a number")
             return default
         if number != number or (low is not None and number < low) or (high is not None and number > high):
-            self.problem(f"{name} {number:g} is outside [{low}, {high}]")
+            bounds = f"outside [{low}, {high}]" if high is not None else f"below {low}"
+            self.problem(f"{name} {number:g} is {bounds}")
         return number
 
     def count(self, name: str) -> int | None:
