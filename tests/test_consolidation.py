@@ -4,7 +4,10 @@ topic clusters, communities, dry runs, restoring, and a crash in the middle."""
 
 from __future__ import annotations
 
+import math
+import random
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 
 import pytest
 
@@ -221,6 +224,68 @@ def test_merge_caps_at_one_and_rounds_to_two_decimals(tmp_path):
     assert survivors == {"ab0": 1.0, "cd0": 0.39}  # 0.333 + 0.0555 = 0.3885 -> 0.39
 
 
+def js_math_round(x: float) -> int:
+    """ECMAScript Math.round on a double: the integer nearest to the exact value of x, a tie going
+    toward +infinity (computed on the exact rational, so no float step of its own can blur it)."""
+    exact = Fraction(x)
+    below = math.floor(exact)
+    return below + 1 if exact - below >= Fraction(1, 2) else below
+
+
+def seed_merged_strength(strengths: list[float]) -> float:
+    """The seed's mergeDuplicateEdges strength, step by step in doubles as its JavaScript runs: sort
+    strongest first, others summed from 0 in that order, min(1, max + 0.5 x others), then
+    Math.round(s * 100) / 100."""
+    ordered = sorted(strengths, reverse=True)
+    others = 0.0
+    for strength in ordered[1:]:
+        others = others + strength
+    merged = min(1.0, ordered[0] + 0.5 * others)
+    return js_math_round(merged * 100) / 100
+
+
+def test_the_js_reference_is_math_round():
+    # what node prints for Math.round(x) (checked by hand): ties up, and the double as it is
+    cases = {2.5: 3, -2.5: -2, 0.49999999999999994: 0, 90.49999999999999: 90, 90.5: 91, 100.49999999999999: 100}
+    assert {x: js_math_round(x) for x in cases} == cases
+
+
+# each group's strengths -> the seed's merged strength; the first three tell the seed's rounding from
+# Python's round (0.905: round(90.5) = 90), from DuckDB's round on a DECIMAL (0.7 + 0.5 x 0.41 =
+# 0.9049999999999999, exact decimal 0.905 would round up) and from floor(s * 100 + 0.5)
+# (0.004999999999999999 x 100 = 0.49999999999999994, + 0.5 gives 1.0 in doubles)
+ROUNDING_GROUPS = [
+    ([0.905, 0.0], 0.91),
+    ([0.7, 0.41], 0.9),
+    ([0.004999999999999999, 0.0], 0.0),
+    ([0.8, 0.3, 0.2], 1.0),
+    ([0.333, 0.111], 0.39),
+    ([0.5, 0.3], 0.65),
+]
+
+
+def test_merged_strength_is_rounded_exactly_as_the_seeds_math_round(tmp_path):
+    rng = random.Random(21)
+    groups = [g for g, _ in ROUNDING_GROUPS]
+    groups += [[round(rng.random() * 0.6, rng.choice((2, 3, 4))) for _ in range(rng.randint(2, 5))] for _ in range(60)]
+    groups += [[rng.random() * 0.3 for _ in range(rng.randint(2, 6))] for _ in range(60)]  # full doubles
+    assert [seed_merged_strength(g) for g, _ in ROUNDING_GROUPS] == [want for _, want in ROUNDING_GROUPS]
+    b = Builder(tmp_path)
+    for g, strengths in enumerate(groups):
+        b.nodes(f"p{g}", f"q{g}")
+        for i, strength in enumerate(strengths):
+            b.edge(f"g{g:03d}-{i}", f"p{g}", f"q{g}", strength)
+    report = b.run("merge-edges").report
+    survivors = {e["edge_id"].split("-")[0]: e["new_strength"] for e in report.surviving_edges}
+    expected = {f"g{g:03d}": seed_merged_strength(strengths) for g, strengths in enumerate(groups)}
+    differing = {k: (survivors.get(k), v) for k, v in expected.items() if survivors.get(k) != v}
+    assert differing == {}
+    stored = dict(
+        b.conn.execute("SELECT split_part(edge_id, '-', 1), strength FROM kg_edges WHERE edge_id LIKE 'g%'").fetchall()
+    )
+    assert stored == expected
+
+
 def test_topic_clusters_follow_the_seed(tmp_path):
     b = Builder(tmp_path)
     b.nodes("hooks", "state", "effects", "perf", topic="tag:react")
@@ -323,7 +388,25 @@ def test_a_crash_mid_operation_leaves_no_partial_change(tmp_path, operation, mar
         run_consolidation(CrashAfter(b.conn, marker), b.settings, operation, now=NOW)
     assert b.snapshot() == before
     assert b.conn.execute("SELECT count(*) FROM consolidation_reports").fetchall()[0][0] == 0
-    assert b.run(operation).report.run_id  # and the next run completes
+    # the next run completes, and does just what a run on the same graph that never crashed does
+    (tmp_path / "fresh").mkdir()
+    fresh = Builder(tmp_path / "fresh", decay_half_life_days=0)
+    two_triangles(fresh, [("a-x", "a", "x", 0.01), ("b-y", "b", "y", 0.02)])
+    fresh.edge("dup", "b", "a", 0.3, edge_type="similar")
+    done, expected = b.run(operation).report, fresh.run(operation).report
+    if operation == "prune":
+        assert done.pruned_edge_ids == expected.pruned_edge_ids == ["a-x"]  # b-y stays: the last link across
+        assert "a-x" not in b.edges() and "b-y" in b.edges()
+    else:
+        assert done.surviving_edges_json == expected.surviving_edges_json and done.edges_merged == 1
+        assert "dup" not in b.edges()
+        strength = b.conn.execute("SELECT strength FROM kg_edges WHERE edge_id = 'ab'").fetchall()[0][0]
+        assert strength == seed_merged_strength([0.9, 0.3]) == 1.0
+    ignore = {"run_id", "pruned_at", "merged_at"}  # a run's own id and time
+    for table in ("kg_nodes", "kg_edges", "kg_edge_support", "edge_prune_log", "consolidated_edges", "edge_aliases"):
+        columns = ", ".join(c for c, _ in warehouse.column_types(b.conn, table) if c not in ignore)
+        rows = [sorted(map(str, x.conn.execute(f"SELECT {columns} FROM {table}").fetchall())) for x in (b, fresh)]
+        assert rows[0] == rows[1], table
 
 
 def test_a_pruned_edge_can_be_restored_with_its_support(tmp_path):

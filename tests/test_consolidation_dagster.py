@@ -84,7 +84,12 @@ def test_prune_job_reports_pictures_and_refreshes_the_graph_figures(ingested):
     nodes = graph.instance.get_latest_materialization_event(AssetKey("kg_nodes")).asset_materialization
     assert nodes.metadata["dagster/row_count"].value == graph.one("SELECT count(*) FROM kg_nodes")
     pruned = graph.instance.get_latest_materialization_event(AssetKey("edge_prune_log")).asset_materialization
-    assert pruned.metadata["pruned"].value == 1 and pruned.metadata["within_target"].value in (True, False)
+    before = edges_now + 1
+    share = 100.0 * 1 / before  # the seed's healthy prune: 5-15 % of the edges per cycle
+    assert pruned.metadata["pruned"].value == 1 and pruned.metadata["total"].value == before
+    assert pruned.metadata["health_actual"].value == f"1 of {before} edges ({share:.1f} %)"
+    assert pruned.metadata["within_target"].value is (5.0 <= share <= 15.0)
+    assert report["health"]["within"] is (5.0 <= share <= 15.0)
     picture = Path(pruned.metadata["picture"].value)
     html = picture.read_text()
     assert picture.parent == graph.root / "pictures" and "<svg" in html and escape(target) in html
@@ -107,14 +112,76 @@ def test_dry_run_job_changes_nothing_and_logs_no_graph_figures(ingested):
     assert graph.instance.get_latest_materialization_event(AssetKey("kg_edges")).run_id == marker
 
 
+def topic_clusters_of(conn, min_size: int) -> dict[str, list[str]]:
+    """Seed 002's topic clusters computed here, from the edges' topic keys (the model is SQL)."""
+    members: dict[str, set[str]] = {}
+    for source, target, source_key, target_key in conn.execute(
+        "SELECT source_id, target_id, source_topic_key, target_topic_key FROM kg_edges"
+    ).fetchall():
+        for node, key in ((source, source_key), (target, target_key)):
+            if key:
+                members.setdefault(key, set()).add(node)
+    return {key: sorted(nodes) for key, nodes in members.items() if len(nodes) >= min_size}
+
+
 def test_summarize_and_merge_jobs_run(ingested):
     graph = ingested
-    for operation in ("merge-edges", "summarize"):
-        outcome = run_consolidation_job(graph.settings, operation, graph.instance)
-        assert outcome.success, outcome.errors
+    conn = warehouse.connect(graph.settings.warehouse_path)
+    edge_id, source, target, strength, activations = conn.execute(
+        """SELECT edge_id, source_id, target_id, strength, activation_count FROM kg_edges
+        WHERE edge_type = 'RELATED' ORDER BY edge_id LIMIT 1"""
+    ).fetchall()[0]
+    warehouse.insert_rows(  # a person's own link of the same pair, weaker: merge-edges folds it in
+        conn,
+        "kg_edges",
+        [
+            dict(
+                edge_id="user-link",
+                source_id=target,
+                target_id=source,
+                edge_type="similar",
+                strength=round(strength / 3, 3),
+                activation_count=2,
+                created_at=OLD,
+                created_by="user",
+                protected=False,
+                support_count=0,
+            )
+        ],
+    )
+    before = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
+    conn.close()
+    outcome = run_consolidation_job(graph.settings, "merge-edges", graph.instance)
+    assert outcome.success, outcome.errors
+    from tests.test_consolidation import seed_merged_strength
+
+    row = graph.rows(
+        "SELECT strength, activation_count, created_by, explanation LIKE '[Merged 2 edges] %' FROM kg_edges "
+        "WHERE edge_id = ?",
+        [edge_id],
+    )
+    assert row == [(seed_merged_strength([strength, round(strength / 3, 3)]), activations + 2, "user", True)]
+    assert graph.one("SELECT count(*) FROM kg_edges WHERE edge_id = 'user-link'") == 0
+    merged = graph.instance.get_latest_materialization_event(AssetKey("consolidated_edges")).asset_materialization
+    assert (merged.metadata["edges_merged"].value, merged.metadata["total_after"].value) == (1, before - 1)
+    edges = graph.instance.get_latest_materialization_event(AssetKey("kg_edges")).asset_materialization
+    assert edges.metadata["dagster/row_count"].value == before - 1 == graph.one("SELECT count(*) FROM kg_edges")
+
+    outcome = run_consolidation_job(graph.settings, "summarize", graph.instance)
+    assert outcome.success, outcome.errors
+    conn = warehouse.connect(graph.settings.warehouse_path)
+    try:
+        clusters = dict(conn.execute("SELECT topic_key, node_ids FROM topic_clusters").fetchall())
+        assert clusters == topic_clusters_of(conn, graph.settings.consolidation.cluster_min_size) and clusters
+        communities = [set(r[0]) for r in conn.execute("SELECT node_ids FROM communities").fetchall()]
+        members = [n for c in communities for n in c]
+        assert len(members) == len(set(members))  # a node is in one community at most
+        assert set(members) <= {r[0] for r in conn.execute("SELECT node_id FROM kg_nodes").fetchall()}
+    finally:
+        conn.close()
     meta = graph.instance.get_latest_materialization_event(AssetKey("communities")).asset_materialization.metadata
-    assert meta["communities"].value == graph.one("SELECT count(*) FROM communities") > 0
-    assert graph.instance.get_latest_materialization_event(AssetKey("topic_clusters")) is not None
+    assert meta["communities"].value == len(communities) > 0
+    assert meta["topic_clusters"].value == len(clusters)
 
 
 def test_sql_model_assets_take_lineage_and_version_from_the_files():
@@ -318,9 +385,40 @@ def test_cli_consolidates_the_sample_graph_and_prints_json_reports(tmp_path):
     out, err = merge.communicate(timeout=600)
     assert merge.returncode == 0, err[-3000:]
     merged = json.loads(out)
-    assert merged["edges_merged"] == merged["total_before"] - merged["total_after"] > 0
-    for edge in merged["surviving_edges"]:
-        assert edge["new_strength"] >= edge["old_strength"] and edge["absorbed_edge_ids"]
+    # the seed's mergeDuplicateEdges, run here on the sample file less what the prune took
+    from tests.test_consolidation import seed_merged_strength
+
+    pruned = set(report["pruned_edge_ids"])
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for edge in json.loads((sample / "edges.json").read_text()):
+        if edge["edgeId"] not in pruned:
+            groups.setdefault(tuple(sorted((edge["sourceId"], edge["targetId"]))), []).append(edge)
+    expected = {}
+    for group in (g for g in groups.values() if len(g) > 1):
+        ranked = sorted(group, key=lambda e: (-e["strength"], e["edgeId"]))  # ties: the smaller id, as the SQL
+        expected[ranked[0]["edgeId"]] = (
+            [e["edgeId"] for e in ranked[1:]],
+            seed_merged_strength([e["strength"] for e in group]),
+            sum(e["activationCount"] for e in group),
+        )
+    got = {
+        e["edge_id"]: (e["absorbed_edge_ids"], e["new_strength"], e["activation_count"])
+        for e in merged["surviving_edges"]
+    }
+    assert got == expected and expected
+    assert merged["edges_merged"] == sum(len(v[0]) for v in expected.values())
+    assert merged["total_after"] == merged["total_before"] - merged["edges_merged"]
     text = cli(data, "consolidate", "summarize")
     out, err = text.communicate(timeout=600)
-    assert text.returncode == 0 and "topic clusters" in out and "target: 3-10 topic clusters" in out
+    assert text.returncode == 0, err[-3000:]
+    conn = duckdb.connect(str(data / "warehouse.duckdb"), read_only=True)
+    try:
+        clusters = topic_clusters_of(conn, 3)
+        communities = conn.execute("SELECT count(*) FROM communities").fetchall()[0][0]
+    finally:
+        conn.close()
+    within = "within" if 3 <= len(clusters) <= 10 else "outside"
+    assert out.splitlines() == [
+        f"summarize: {len(clusters)} topic clusters, {communities} communities (louvain)",
+        f"health: {len(clusters)} topic clusters; target: 3-10 topic clusters after a month of use ({within})",
+    ]

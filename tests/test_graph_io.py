@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import polars as pl
 import pytest
@@ -121,27 +121,109 @@ def test_csv_problems_name_the_file_line(tmp_path, conn):
     ]
 
 
+TABLES = {
+    "kg_nodes": "node_id",
+    "kg_edges": "edge_id",
+    "kg_node_support": "node_id, document_id, chunk_id, collection, name, description",
+    "kg_edge_support": "edge_id, document_id, chunk_id, collection, explanation, keywords",
+}
+T0 = datetime(2026, 9, 1, 10, 0, 0, 123457, tzinfo=UTC)  # microseconds, which epoch milliseconds alone lose
+
+
+def build_graph(conn) -> None:
+    """A graph as the pipeline, a person, the merger and an import leave it: every column set, and
+    the values formats get wrong (microseconds, commas, quotes, new lines, non-ASCII text, empty text
+    beside null, nested JSON, long floats)."""
+    nodes = [
+        dict(node_id="gene:foxo3", node_kind="entity", node_type="gene", name="FOXO3",
+             description='Forkhead box O3, "the longevity gene",\nfound in centenarians', topic_key="type:gene",
+             energy='{"longevity": 0.379949}', base_weight=0.85, support_count=2, created_by="pipeline",
+             created_at=T0, updated_at=T0 + timedelta(hours=1), metadata='{"aliases": ["FKHRL1"], "hgnc": 3821}',
+             merge_history='[{"merged_node_id": "gene:foxo3a", "merge_id": "merge-1", "similarity_score": 0.97}]'),
+        dict(node_id="compound:β-hydroxybutyrate", node_kind="entity", node_type="compound",
+             name="β-hydroxybutyrate", description="", topic_key=None, energy=None, base_weight=1.0,
+             support_count=1, created_by="pipeline", created_at=T0, updated_at=T0, metadata="{}",
+             merge_history="[]"),
+        dict(node_id="page:fasting", node_kind="wiki_page", node_type="Workflow", name="Fasting, step by step",
+             description=None, topic_key="type:Workflow", energy="{}", base_weight=1.0 / 3, support_count=0,
+             created_by="merger", created_at=T0 + timedelta(microseconds=1), updated_at=T0, metadata=None,
+             merge_history=None),
+    ]  # fmt: skip
+    edges = [
+        dict(edge_id="RELATED:compound:β-hydroxybutyrate->gene:foxo3", source_id="compound:β-hydroxybutyrate",
+             target_id="gene:foxo3", edge_type="RELATED", strength=0.4375000000000001, activation_count=3,
+             created_at=T0, last_activated_at=T0 + timedelta(days=2, microseconds=999),
+             last_reinforced_at=None, created_by="pipeline", protected=False,
+             explanation="β-hydroxybutyrate raises FOXO3, a, b; \"quoted\"", keywords=["raises", "co-occurrence"],
+             source_topic_key="type:compound", target_topic_key="type:gene", support_count=1),
+        dict(edge_id="mine-1", source_id="page:fasting", target_id="gene:foxo3", edge_type="implemented_by",
+             strength=1.0, activation_count=0, created_at=T0, last_activated_at=None,
+             last_reinforced_at=T0 + timedelta(days=5), created_by="user", protected=True, explanation=None,
+             keywords=None, source_topic_key=None, target_topic_key="", support_count=0),
+        dict(edge_id="e-7", source_id="gene:foxo3", target_id="page:fasting", edge_type="similar",
+             strength=0.05, activation_count=1, created_at=T0, last_activated_at=None, last_reinforced_at=None,
+             created_by="auto", protected=False, explanation="", keywords=[], source_topic_key="tag:x",
+             target_topic_key="tag:x", support_count=0),
+    ]  # fmt: skip
+    warehouse.insert_rows(conn, "kg_nodes", nodes)
+    warehouse.insert_rows(conn, "kg_edges", edges)
+    support = dict(document_id="longevity/foxo.md", collection="longevity")
+    warehouse.insert_rows(
+        conn,
+        "kg_node_support",
+        [
+            dict(support, node_id="gene:foxo3", chunk_id="longevity/foxo.md#c0000", name="FOXO3", description="x"),
+            dict(support, node_id="gene:foxo3", chunk_id="longevity/foxo.md#c0001", name="FOXO3", description=None),
+            dict(support, node_id="compound:β-hydroxybutyrate", chunk_id="longevity/foxo.md#c0001",
+                 name="β-hydroxybutyrate", description="ketone body"),
+        ],
+    )  # fmt: skip
+    warehouse.insert_rows(
+        conn,
+        "kg_edge_support",
+        [
+            dict(support, edge_id=edges[0]["edge_id"], chunk_id="longevity/foxo.md#c0001",
+                 explanation=edges[0]["explanation"], keywords=["raises"]),
+        ],
+    )  # fmt: skip
+
+
+def all_rows(conn) -> dict[str, list[tuple]]:
+    return {t: conn.execute(f"SELECT * FROM {t} ORDER BY {key}").fetchall() for t, key in TABLES.items()}
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "json", "jsonl"])
 def test_export_then_import_gives_the_same_graph(tmp_path, conn, fmt):
-    import_graph(conn, write_json(tmp_path / "n.json", NODES), write_json(tmp_path / "e.json", EDGES), NOW)
+    build_graph(conn)
+    before = all_rows(conn)
+    assert [len(rows) for rows in before.values()] == [3, 3, 3, 1]
     nodes_path, edges_path = export_graph(conn, tmp_path / "out", fmt)
     other = warehouse.connect(load_settings(tmp_path / "other").warehouse_path)
-    import_graph(other, nodes_path, edges_path, NOW)
-    columns = {
-        "kg_nodes": "node_id, node_kind, node_type, name, description, topic_key, CAST(energy AS VARCHAR), "
-        "base_weight, CAST(metadata AS VARCHAR), created_at",
-        "kg_edges": "edge_id, source_id, target_id, edge_type, strength, activation_count, created_at, "
-        "last_activated_at, last_reinforced_at, created_by, protected, explanation, source_topic_key, target_topic_key",
-    }
-    for table, cols in columns.items():
-        mine = conn.execute(f"SELECT {cols} FROM {table} ORDER BY 1").fetchall()
-        assert other.execute(f"SELECT {cols} FROM {table} ORDER BY 1").fetchall() == mine
+    report = import_graph(other, nodes_path, edges_path, NOW)  # NOW: a time none of the rows has
+    assert (report.node_support, report.edge_support, report.ignored_fields) == (3, 1, [])
+    after = all_rows(other)
+    for table in TABLES:  # every column of every row, row by row
+        for mine, theirs in zip(before[table], after[table], strict=True):
+            assert theirs == mine, table
     again = export_graph(other, tmp_path / "again", fmt)
-    if fmt == "parquet":
-        assert pl.read_parquet(again[1]).equals(pl.read_parquet(edges_path))
-    else:
-        assert again[1].read_text() == edges_path.read_text() and again[0].read_text() == nodes_path.read_text()
+    assert [p.read_bytes() for p in again] == [nodes_path.read_bytes(), edges_path.read_bytes()]
     other.close()
+
+
+def test_the_edge_file_keeps_the_seed_form(tmp_path, conn):
+    """Edge times stay epoch milliseconds (a fraction only for microseconds), keys the seed's names."""
+    build_graph(conn)
+    _, edges_path = export_graph(conn, tmp_path / "out", "json")
+    edges = {e["edgeId"]: e for e in json.loads(edges_path.read_text())}
+    assert (
+        edges["mine-1"]["createdAt"] == 1788256800123.457 and edges["mine-1"]["lastReinforcedAt"] == 1788688800123.457
+    )
+    assert list(edges["e-7"])[:14] == list(EDGES[0]) + ["protected"]
+    assert edges["e-7"]["keywords"] == [] and edges["mine-1"]["keywords"] is None
+    import_graph(conn, write_json(tmp_path / "n.json", NODES), write_json(tmp_path / "e.json", EDGES), NOW)
+    _, edges_path = export_graph(conn, tmp_path / "again", "jsonl")
+    seed = {e["edgeId"]: e for e in map(json.loads, edges_path.read_text().splitlines())}
+    assert seed["e1"]["createdAt"] == 1767225600000 and isinstance(seed["e1"]["createdAt"], int)  # whole ms
 
 
 def test_cli_import_embeds_the_nodes_and_exports(tmp_path):

@@ -190,10 +190,19 @@ def merge_nodes(
         if source == target:
             dropped.append(edge["edge_id"])  # an edge between the two would be a self-loop
             continue
+        # the canonical's own link of this type and direction, found by its ends (an imported graph's
+        # edge ids need not be type:source->target); several (parallel imported ones): the pattern id
+        # first, then the smallest id
         new_id = f"{edge['edge_type']}:{source}->{target}"
-        existing = fetch_dicts(conn, "SELECT * FROM kg_edges WHERE edge_id = ?", [new_id])
+        existing = fetch_dicts(
+            conn,
+            """SELECT * FROM kg_edges WHERE source_id = ? AND target_id = ? AND edge_type = ?
+               ORDER BY edge_id = ? DESC, edge_id LIMIT 1""",
+            [source, target, edge["edge_type"], new_id],
+        )
         if existing:
             into = existing[0]
+            new_id = into["edge_id"]
             conn.execute(
                 """UPDATE kg_edges SET strength = (strength + ?) / 2, activation_count = activation_count + ?,
                        last_activated_at = greatest(last_activated_at, ?),
@@ -212,6 +221,12 @@ def merge_nodes(
             )
             combined.append({"from": edge["edge_id"], "into": into, "moved_support": len(support)})
         else:
+            # a pattern id follows its new ends (ingestion derives it so); any other id stays, and so
+            # does a pattern id another edge already holds
+            pattern = edge["edge_id"] == f"{edge['edge_type']}:{edge['source_id']}->{edge['target_id']}"
+            taken = conn.execute("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [new_id]).fetchall()[0][0]
+            if not pattern or taken:
+                new_id = edge["edge_id"]
             moved = dict(edge, edge_id=new_id, source_id=source, target_id=target)
             if source == canonical_id:
                 moved["source_topic_key"] = topic
