@@ -114,7 +114,21 @@ def _lines(name: str) -> list[list[str]]:
 @functools.cache
 def type_nouns() -> dict[str, frozenset[str]]:
     """stem of a type noun -> the entity types it names (``data/answer_type_nouns.txt``)."""
-    return {stem(row[0]): frozenset(row[1].split(",")) for row in _lines("answer_type_nouns.txt")}
+    return {
+        noun_form(row[0]): frozenset() if row[1] == "-" else frozenset(row[1].split(","))
+        for row in _lines("answer_type_nouns.txt")
+    }
+
+
+def noun_form(word: str) -> str:
+    """A noun as type nouns are compared: case-folded, a plural undone ("receptors", "species" and
+    "bacteria" stay apart from "inhibited": no truncation)."""
+    word = word.casefold()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ies")):
+        return word[:-1]
+    return word
 
 
 @functools.cache
@@ -136,6 +150,14 @@ def relation_class() -> dict[str, str]:
         for _pos, tag in found:
             classes[tag] = found[0][1]
     return classes
+
+
+@functools.cache
+def verb_tags() -> frozenset[str]:
+    """Relation keywords that are verbs ("increases"), not nouns of context ("trial", "abundance")."""
+    from kg_pipelines.offline.lexicon import CUES
+
+    return frozenset(c.tag for c in CUES if c.kind == "verb")
 
 
 def _relation_of(tag: str) -> str:
@@ -188,6 +210,7 @@ class ContextSentence:
     stems: frozenset[str]
     entities: dict[str, str]  # entity key -> display name
     relations: dict[frozenset[str], tuple[str, ...]] = field(default_factory=dict)  # pair -> keywords
+    written: dict[str, str] = field(default_factory=dict)  # node_key of a surface ("lps") -> entity key
 
     @property
     def relation_classes(self) -> set[str]:
@@ -239,10 +262,12 @@ def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> 
             if types.get(key) in (None, "concept"):
                 types[key] = e.type
         per_sentence: dict[int, dict[str, str]] = {}
+        surfaces: dict[int, dict[str, str]] = {}
         for m in a.mentions:
             key = node_key(m.name)
             if key in names:
                 per_sentence.setdefault(m.sent, {})[key] = names[key]
+                surfaces.setdefault(m.sent, {})[node_key(m.surface)] = key
         relations: dict[int, dict[frozenset[str], tuple[str, ...]]] = {}
         for r in extraction.relations:
             pair = frozenset((node_key(r.source.name), node_key(r.target.name)))
@@ -267,6 +292,7 @@ def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> 
                     stems=frozenset(stem(w) for w in words(text) if _content_word(w)),
                     entities=entities,
                     relations=relations.get(i, {}),
+                    written=surfaces.get(i, {}),
                 )
             )
     by_entity: dict[str, list[int]] = {}
@@ -286,6 +312,7 @@ def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> 
 class QuestionParts:
     text: str
     anchors: list[str]  # node keys of what the question names, most specific first
+    required: list[str]  # the anchors an answer must connect: those written as names, else the first
     anchor_names: dict[str, str]
     wh_noun: str | None  # the stem of the noun saying what the answer is
     wh_types: frozenset[str]
@@ -315,7 +342,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # the wh-phrase: a question word (or a leading type noun) up to the first auxiliary or relation verb
     wh_start = wh_end = None
     for i, (_start, _end, word) in enumerate(tokens[:3]):
-        if word.casefold() in WH_WORDS or (i == 0 and stem(word.casefold()) in nouns):
+        if word.casefold() in WH_WORDS or (i == 0 and noun_form(word) in nouns):
             wh_start = i
             break
     wh_noun = None
@@ -326,8 +353,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             low = word.casefold()
             if j > wh_start and (low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from")):
                 break
-            if stem(low) in nouns:
-                wh_noun = stem(low)
+            if noun_form(low) in nouns:
+                wh_noun = noun_form(low)
+            elif j > wh_start and _content_word(word) and (wh_noun is None or wh_noun not in nouns):
+                wh_noun = noun_form(low)  # a kind no type captures ("Which statin"): only the text can say it
             j += 1
         wh_end = tokens[j - 1][1] if j > wh_start else tokens[wh_start][1]
     wh_end = wh_end or 0
@@ -340,14 +369,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         key = node_key(name)
         if not key or start < wh_end or key in anchors:
             return
-        if all(stem(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
+        if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
         anchors[key] = name
         if capitalised:
             written.add(key)
 
     for m in a.mentions:
-        add(m.name, m.start, any(_name_like(w, m.start > 0) for w in m.surface.split()))
+        add(m.name, m.start, any(_name_like(w, m.start == 0) for w in m.surface.split()))
     qkey = node_key(question)
     if graph is not None:
         for key in sorted(graph.names, key=len, reverse=True):
@@ -375,8 +404,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     anchor_tokens = {i for i, (_s, _e, w) in enumerate(tokens) if stem(w.casefold()) in anchor_words}
     bridge_nouns = []
     for i, (_s, e, w) in enumerate(tokens):
-        st = stem(w.casefold())
-        if e <= wh_end or st not in nouns or st in anchor_words or st in bridge_nouns:
+        st = noun_form(w)
+        if e <= wh_end or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
             continue
         if {i - 1, i + 1} & anchor_tokens:
             continue
@@ -391,14 +420,16 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     stems = frozenset(
         stem(w)
         for w in words(question)
-        if _content_word(w) and stem(w) not in wh_stems and stem(w) not in anchor_words and stem(w) not in nouns
+        if _content_word(w) and stem(w) not in wh_stems and stem(w) not in anchor_words and noun_form(w) not in nouns
     )
+    required = [a for a in ordered if a in written] or ordered[:1]
     return QuestionParts(
         text=question,
         anchors=ordered,
+        required=required,
         anchor_names=anchors,
         wh_noun=wh_noun,
-        wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),
+        wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),  # empty: the text must say it
         wh_stems=wh_stems,
         bridge_nouns=bridge_nouns,
         relations=relations,
@@ -419,7 +450,8 @@ class Chain:
     score: float = 0.0
     anchors_hit: frozenset[str] = frozenset()
     relations_hit: frozenset[str] = frozenset()
-    word_share: float = 0.0
+    word_share: float = 0.0  # inverse-frequency weighted
+    word_count_share: float = 0.0
     kind_ok: bool = False
     negated: bool = False
 
@@ -444,9 +476,9 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
     anaerobic bacterium", "X and Y are the two NAD+ precursors")."""
     if noun is None:
         return False
-    if graph.types.get(key) in types:
+    if types and graph.types.get(key) in types:
         return True
-    if any(stem(w) == noun for w in key.split()):
+    if any(noun_form(w) == noun for w in key.split()):
         return True
     return _described_as(graph, key, noun) is not None
 
@@ -460,12 +492,12 @@ def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
         for i in range(len(sentence_words) - n + 1):
             if sentence_words[i : i + n] != name_words:
                 continue
-            before = sentence_words[max(0, i - 3) : i]
+            before = sentence_words[max(0, i - 1) : i]  # "the receptor X", not "a receptor that senses X"
             after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
             if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
                 after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
             described = after[:1] and after[0] in COPULAS
-            if any(stem(w) == noun for w in before) or (described and any(stem(w) == noun for w in after)):
+            if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
                 return position
     return None
 
@@ -490,24 +522,34 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     starts = sorted({p for a in present for p in _anchor_positions(graph, a)})
     skip = set(q.anchors)
 
-    def others(sentence: ContextSentence, exclude: set[str]) -> list[str]:
+    def others(sentence: ContextSentence, exclude: set[str], exact: set[str] = frozenset()) -> list[str]:
+        """Entities of ``sentence`` other than ``exclude`` (nor names holding one of them or held in
+        one) and ``exact``."""
         return [
             k
             for k in sentence.entities
-            if k not in exclude and not any(_mentions(k, a) or _mentions(a, k) for a in exclude if a)
+            if k not in exclude and k not in exact and not any(_mentions(k, a) or _mentions(a, k) for a in exclude if a)
         ]
 
     chains: list[Chain] = []
     for p in starts:
         first = graph.sentences[p]
-        for x in others(first, skip):
+        # the entity an anchor is written as here ("LPS" for Lipopolysaccharide) is the anchor too
+        aliases = {first.written[a] for a in q.anchors if a in first.written}
+        for x in others(first, skip, aliases):
             chains.append(Chain((p,), x, None))
             for p2 in graph.by_entity.get(x, ()):
                 if p2 == p:
                     continue
                 for y in others(graph.sentences[p2], skip | {x}):
                     chains.append(Chain((p, p2), y, x))
-    weights = {a: math.log(1 + len(graph.sentences) / max(1, len(_anchor_positions(graph, a)))) for a in present}
+    # the anchors written as names must be connected; a common noun ("in people with obesity")
+    # narrows the question and counts a little
+    weights = {
+        a: (1.0 if a in q.required else 0.2)
+        * math.log(1 + len(graph.sentences) / max(1, len(_anchor_positions(graph, a))))
+        for a in present
+    }
     total_anchor = sum(weights.values()) or 1.0
     total_words = sum(graph.idf(s) for s in q.stems) or 1.0
     for chain in chains:
@@ -523,15 +565,19 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.anchors_hit = hit
         # the relations each hop states between its two ends (the whole sentence's when the
         # extractor did not pair them)
-        ends = [next((a for a in hit if _in_sentence(sentences[0], a)), None), chain.bridge, chain.candidate]
+        start = next((a for a in hit if _in_sentence(sentences[0], a)), None)
+        ends = [sentences[0].written.get(start, start), chain.bridge, chain.candidate]
         ends = [e for e in ends if e is not None]
         stated = set()
         for i, sentence in enumerate(sentences):
             pair = frozenset(ends[i : i + 2]) if i + 1 < len(ends) else frozenset()
-            tags = sentence.relations.get(pair)
-            stated |= {_relation_of(t) for t in tags} if tags is not None else sentence.relation_classes
+            tags = sentence.relations.get(pair, ())
+            stated |= {_relation_of(t) for t in tags}
+            if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
+                stated |= sentence.relation_classes
         chain.relations_hit = frozenset(r for r in q.relations if r in stated)
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
+        chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
         chain.kind_ok = _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
         bridge_ok = chain.bridge is not None and any(
             _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
@@ -554,6 +600,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
             - (0.6 if chain.bridge is not None else 0.0)
+            - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
             - (2.0 if chain.negated else 0.0)
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
@@ -571,8 +618,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no gathered text mentions {', '.join(missing)}"
     if chain is None:
         return "no sentence links what the question names to anything else"
-    present = [a for a in q.anchors if _anchor_positions(graph, a)]
-    left = [q.anchor_names[a] for a in present if a not in chain.anchors_hit]
+    left = [q.anchor_names[a] for a in q.required if a not in chain.anchors_hit]
     if left:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
@@ -581,16 +627,22 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     if unstated:
         return f"no connecting sentence states the relation '{', '.join(unstated)}'"
     if q.wh_noun and not chain.kind_ok:
-        written = next((w for w in words(q.text) if stem(w) == q.wh_noun), q.wh_noun)
+        written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
         return f"no connected entity is a {written}"
+    if chain.bridge is not None and not any(
+        _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
+    ):
+        # a second hop is an answer only to a question that describes the thing between ("the
+        # drug tested in ..."): through any shared word ("mice") it would link anything
+        return "the question describes no intermediate entity the second sentence could follow"
     for noun in q.bridge_nouns:
         kinds = type_nouns()[noun]
         if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
             chain.bridge is not None and _is_kind(graph, chain.bridge, noun, kinds)
         ):
-            written = next((w for w in words(q.text) if stem(w) == noun), noun)
+            written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
-    if chain.word_share < MIN_WORD_SHARE:
+    if chain.word_count_share < MIN_WORD_SHARE:
         return "the connecting sentences leave much of the question unanswered"
     return ""
 
@@ -691,9 +743,12 @@ def _around(q: QuestionParts, bridge: str) -> list[str]:
         start, end, base = q.relation_verbs[0]
         tail = re.match(r"\s+(by|to|with|in|on|from)\b", q.text[end:])
         prefix = q.text[: end + (tail.end() if tail else 0)].rstrip(" ?")
-        out.append(f"{prefix} {bridge}?")
+        if any(_mentions(node_key(prefix), a) for a in q.anchors):  # "Which enzyme does <the drug from A> activate?"
+            out.append(f"{q.text[: q.wh_end].strip()} does {bridge} {base}?")
+        else:  # "Which bacterium is increased by <the drug tested in A>?"
+            out.append(f"{prefix} {bridge}?")
     if q.wh_noun:
-        noun = next((w for w in words(q.text) if stem(w) == q.wh_noun), q.wh_noun)
+        noun = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
         out.append(f"What {noun} {'are' if noun.endswith('s') else 'is'} related to {bridge}?")
     out.append(f"What is {bridge}?")
     return out
