@@ -207,12 +207,12 @@ def test_a_bad_llm_answer_is_asked_again_then_degrades_never_crashes(sample, fak
     assert not result.supported and result.answer.startswith(NO_ANSWER)
 
     # bad every time: the offline reasoner answers from what was gathered, and says so
-    fake_openai.requests.clear()
+    asked_before = len(_reason_requests(fake_openai))
     fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
     fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
     fake_openai.rule("answer_with_support", bad, times=2)
     result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
-    assert len(_reason_requests(fake_openai)) == 2
+    assert len(_reason_requests(fake_openai)) - asked_before == 2
     assert result.degraded.startswith("the reasoner failed (schema")
     assert "Partial answer" in result.answer and result.supported and OEA_STATES in result.answer
 
@@ -257,22 +257,20 @@ def test_bad_questions_are_refused_with_the_rule(sample, question, collections, 
 
 
 @pytest.mark.parametrize(
-    ("question", "supported"),
+    "question",
     [
-        # "which bacterium does Oleoylethanolamide increase?", in Vietnamese: the names are enough
-        ("Oleoylethanolamide làm tăng vi khuẩn Akkermansia muciniphila như thế nào?", True),
-        ("油酰乙醇胺如何影响肠道中的嗜黏蛋白阿克曼菌？", False),  # names nothing the graph knows
-        ("'; DROP TABLE chunks; -- % \" OR 1=1", False),
+        # "how does Oleoylethanolamide change the bacterium Akkermansia muciniphila?", in Vietnamese:
+        # the names are there, but the offline reasoner reads no relation it could check
+        "Oleoylethanolamide làm tăng vi khuẩn Akkermansia muciniphila như thế nào?",
+        "油酰乙醇胺如何影响肠道中的嗜黏蛋白阿克曼菌？",  # names nothing the graph knows
+        "'; DROP TABLE chunks; -- % \" OR 1=1",
     ],
 )
-def test_questions_in_other_scripts_or_hostile_text_get_an_honest_answer(sample, question, supported):
+def test_questions_in_other_scripts_or_hostile_text_get_an_honest_answer(sample, question):
     result = answer_question(question, sample)
     assert result.rounds and result.stop_reason and len(result.rounds) <= sample.rationale_qa.max_iterations
-    assert result.supported is supported
-    if supported:  # the stated relation, not a sentence that merely names both
-        assert OEA_STATES in result.answer
-    else:
-        assert result.answer.startswith(NO_ANSWER) and result.answer_entity is None
+    # never passed off as supported: the answer says so and names no answer entity
+    assert result.supported is False and result.answer.startswith(NO_ANSWER) and result.answer_entity is None
     assert answer_question(OEA_QUESTION, sample, ["microbiome"]).supported  # the stores are intact
 
 

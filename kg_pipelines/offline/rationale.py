@@ -351,11 +351,15 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         while j < len(tokens):
             start, end, word = tokens[j]
             low = word.casefold()
-            if j > wh_start and (low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from")):
+            if j > wh_start and (
+                low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from") or j - wh_start > 3
+            ):
                 break
             if noun_form(low) in nouns:
                 wh_noun = noun_form(low)
-            elif j > wh_start and _content_word(word) and (wh_noun is None or wh_noun not in nouns):
+                j += 1
+                break  # the kind is named ("Which kinase complex initiates ..."): the phrase ends here
+            if j > wh_start and _content_word(word):
                 wh_noun = noun_form(low)  # a kind no type captures ("Which statin"): only the text can say it
             j += 1
         wh_end = tokens[j - 1][1] if j > wh_start else tokens[wh_start][1]
