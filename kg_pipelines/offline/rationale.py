@@ -632,7 +632,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no connecting sentence states the relation '{', '.join(unstated)}'"
     if q.wh_noun and not chain.kind_ok:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
-        return f"no connected entity is a {written}"
+        return f"no connected entity is of the kind the question asks for ({written})"
     if chain.bridge is not None and not any(
         _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
     ):
