@@ -67,13 +67,25 @@ def test_health_collections_and_openapi(client, sample):
     assert collections[0]["atomic_questions"] > 0 and collections[0]["embedding_model"] == "all-MiniLM-L6-v2"
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/graph-search", "/qa", "/collections", "/health"} <= set(paths)
+    # the operations as documented: the search term is a required query parameter, a question the
+    # required field of the /qa body (a schema that lost them would document an unusable API)
+    search = {p["name"]: p for p in paths["/graph-search"]["get"]["parameters"]}
+    assert search["term"]["required"] is True and {"depth", "limit"} <= set(search)
+    body = paths["/qa"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    qa_request = schemas[body["$ref"].rsplit("/", 1)[-1]] if "$ref" in body else body
+    assert "question" in qa_request["required"]
+    assert {"question", "collections", "strategy", "token_budget"} <= set(qa_request["properties"])
 
 
 def test_qa_answers_with_trace_and_sources(client):
     body = client.post(
         "/qa", json={"question": "Which bacterium does Oleoylethanolamide increase?", "token_budget": 2000}
     ).json()
-    assert "Akkermansia muciniphila" in body["answer"] and body["supported"]
+    # the sentence that states the relation, not one of the many that merely name the bacterium
+    assert "Oleoylethanolamide increased the abundance of Akkermansia muciniphila" in body["answer"]
+    assert body["supported"] and body["answer_entity"] == "Akkermansia Muciniphila"
+    assert any("Oleoylethanolamide increased" in e["text"] for e in body["evidence"])
     assert body["rounds"][0]["sub_questions"] and body["rounds"][0]["selected"]["score"] > 0
     assert body["sources"][0]["title"] == "Akkermansia muciniphila and Metabolic Health"
     assert body["token_budget"] == 2000 and body["tokens_used"] <= 2000
@@ -103,9 +115,13 @@ def test_bad_graph_search_requests_get_a_4xx_with_one_line(client, params, detai
     ["' OR '1'='1", '"; DROP TABLE kg_edges; --', "50% off", "SELECT name FROM kg_nodes", "油酰乙醇胺", "vi khuẩn"],
 )
 def test_hostile_or_foreign_terms_are_answered_harmlessly(client, sample, term):
+    before = client.get("/health").json()["snapshot"]
     response = client.get("/graph-search", params={"term": term})
     assert response.status_code == 200 and response.json()["term"] == term
-    assert client.get("/health").json()["snapshot"]["edges"] > 0
+    # no entity is named by SQL or by words the graph does not hold: nothing matched, no path
+    assert response.json()["matched"] == [] and response.json()["paths"] == []
+    after = client.get("/health").json()["snapshot"]
+    assert (after["nodes"], after["edges"]) == (before["nodes"], before["edges"]) and after["edges"] > 0
 
 
 @pytest.mark.parametrize(
@@ -128,9 +144,14 @@ def test_bad_qa_requests_get_a_4xx_with_one_line(client, body, status, detail):
 
 
 @pytest.mark.parametrize("question", ["Oleoylethanolamide làm tăng vi khuẩn nào?", "油酰乙醇胺会增加哪种细菌？"])
-def test_questions_in_other_scripts_are_answered(client, question):
+def test_questions_in_other_scripts_are_answered_honestly(client, question):
     response = client.post("/qa", json={"question": question})
-    assert response.status_code == 200 and response.json()["answer"]
+    body = response.json()
+    assert response.status_code == 200 and body["answer"]
+    # the offline reasoner reads English relations: it says it cannot support an answer, and shows
+    # what it found, rather than passing off a sentence as the answer
+    assert body["supported"] is False and body["answer"].startswith("The graph does not support an answer")
+    assert body["answer_entity"] is None
 
 
 def test_an_empty_data_dir_answers_without_errors(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from kg_pipelines.config import CollectionSettings, load_settings
 from kg_pipelines.llm.client import LLMClient
 from kg_pipelines.llm.openai_provider import OpenAIProvider
-from kg_pipelines.offline.rationale import NO_ANSWER, extractive_answer, key_phrases, propose_sub_questions
+from kg_pipelines.offline.rationale import NO_ANSWER, key_phrases, propose_sub_questions, reason
 from kg_pipelines.retrieval.activations import pending_activations
 from kg_pipelines.retrieval.rationale_qa import (
     AtomicMatch,
@@ -22,10 +22,12 @@ from kg_pipelines.retrieval.rationale_qa import (
     ask,
 )
 from tests.conftest import REPO_ROOT, ingested_graph
-from tests.fake_openai import fake_openai, http_error, json_content  # noqa: F401  (fixture)
+from tests.fake_openai import fake_openai, http_error, json_content, text_content  # noqa: F401  (fixture)
 
 SAMPLE = REPO_ROOT / "data" / "inbox"
 OEA_QUESTION = "Which bacterium does Oleoylethanolamide increase in people with obesity?"
+# the sentence of the sample document that states it (every sentence there names the bacterium)
+OEA_STATES = "Oleoylethanolamide increased the abundance of Akkermansia muciniphila"
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,10 @@ def test_offline_loop_answers_with_trace_and_sources(sample):
     assert first.chunk_added == result.context[0].chunk_id
     assert all(m.sub_question in first.sub_questions for m in first.matches)
     assert 1 <= len(result.rounds) <= 5 and result.stop_reason
-    assert result.supported and "Akkermansia muciniphila" in result.answer
+    assert result.supported and OEA_STATES in result.answer and not result.answer.startswith("#")
+    assert result.answer_entity == "Akkermansia Muciniphila"
+    assert any(OEA_STATES in e["text"] for e in result.evidence)
+    assert {e["chunk_id"] for e in result.evidence} <= {c.chunk_id for c in result.context}
     assert result.sources[0]["title"] == "Akkermansia muciniphila and Metabolic Health"
     assert result.sources[0]["via_question"] == first.selected.atomic_question
     assert result.edge_ids[0] == f"ANSWERS_IN:question:{first.selected.question_id}->chunk:{first.chunk_added}"
@@ -127,12 +132,21 @@ def test_collections_of_different_models_are_chosen_by_rank_fusion_not_raw_score
     def match(collection, chunk, score):
         return AtomicMatch("sub", f"q {chunk}", f"{collection}-{chunk}", chunk, collection, score)
 
-    # a's scores run high, b's low: a raw comparison would take a's second best over b's best
+    def scaled(hits, factor):
+        return [match(m.collection, m.chunk_id, round(m.score * factor, 4)) for m in hits]
+
+    # a's scores run high, b's low: a raw comparison would take a's best here and b's best once a's
+    # scores are scaled down; rank fusion sees the same ranks and must choose the same chunk
     lists = {"a": [match("a", "a1", 0.95), match("a", "a2", 0.94)], "b": [match("b", "b1", 0.40)]}
     chosen = _select(lists, "sub", settings)
     assert chosen.chunk_id in {"a1", "b1"}  # a list's first, never a runner-up
+    for factor in (0.1, 0.3, 1.05):
+        rescaled = {"a": scaled(lists["a"], factor), "b": lists["b"]}
+        assert _select(rescaled, "sub", settings).chunk_id == chosen.chunk_id
     same_model = _select(lists, "sub", sample.model_copy(update={"collections": {}}))
     assert same_model.chunk_id == "a1"
+    low = _select({"a": scaled(lists["a"], 0.1), "b": lists["b"]}, "sub", sample.model_copy(update={"collections": {}}))
+    assert low.chunk_id == "b1"  # one model: similarities compare
 
 
 def _llm(fake) -> LLMRationale:
@@ -140,18 +154,67 @@ def _llm(fake) -> LLMRationale:
     return LLMRationale(LLMClient(provider, ("compound", "microbe")))
 
 
+def _sentence_id(prompt: str, words: str) -> str:
+    """The id ``p.s`` the reasoner's prompt gives the sentence holding ``words``."""
+    line = next(line for line in prompt.splitlines() if words in line)
+    return line[1 : line.index("]")]
+
+
+def _reason_requests(fake) -> list:
+    return [
+        r for r in fake.requests if r.body and r.body["response_format"]["json_schema"]["name"] == "answer_with_support"
+    ]
+
+
 def test_llm_decomposes_and_reasons_through_the_one_client(sample, fake_openai):  # noqa: F811
     fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
     fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
-    answer = {"answer": "Akkermansia muciniphila.", "supported": True, "used_passages": [1]}
-    fake_openai.rule("reasoned_answer", json_content(answer), times=1)
+    probe = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
+    prompt = _reason_requests(fake_openai)[-1].body["messages"][-1]["content"]
+    sid = _sentence_id(prompt, OEA_STATES)
+    assert sid.startswith("1.") and "[1.1] " in prompt and "# " not in prompt  # headings are not sentences
+
+    fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
+    fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
+    answer = {"answer": "Akkermansia muciniphila.", "supported": True, "sentence_ids": [sid]}
+    fake_openai.rule("answer_with_support", json_content(answer), times=1)
     result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
     assert result.answer == "Akkermansia muciniphila." and result.supported and result.degraded is None
+    assert [e["id"] for e in result.evidence] == [sid] and OEA_STATES in result.evidence[0]["text"]
+    assert result.evidence[0]["chunk_id"] == result.context[0].chunk_id
     assert [r.sub_questions for r in result.rounds] == [["What is oleoylethanolamide?"], []]
-    schemas = [r.body["response_format"]["json_schema"]["name"] for r in fake_openai.requests if r.body]
-    assert schemas == ["sub_questions", "sub_questions", "reasoned_answer"]
-    reason_prompt = fake_openai.requests[-1].body["messages"][-1]["content"]
-    assert "[1] " in reason_prompt and "Oleoylethanolamide" in reason_prompt  # the gathered chunk
+    assert probe.context[0].chunk_id == result.context[0].chunk_id
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        text_content("not json {"),
+        json_content({"answer": "Akkermansia muciniphila.", "supported": True, "sentence_ids": ["9.99"]}),
+        json_content({"answer": "Akkermansia muciniphila.", "supported": True, "sentence_ids": []}),
+    ],
+    ids=["invalid-json", "ids-not-in-context", "supported-without-ids"],
+)
+def test_a_bad_llm_answer_is_asked_again_then_degrades_never_crashes(sample, fake_openai, bad):  # noqa: F811
+    # once bad, then a valid unsupported answer: the retry is taken
+    fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
+    fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
+    fake_openai.rule("answer_with_support", bad, times=1)
+    honest = {"answer": "The passages do not say.", "supported": False, "sentence_ids": []}
+    fake_openai.rule("answer_with_support", json_content(honest), times=1)
+    result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
+    assert len(_reason_requests(fake_openai)) == 2 and result.degraded is None
+    assert not result.supported and result.answer.startswith(NO_ANSWER)
+
+    # bad every time: the offline reasoner answers from what was gathered, and says so
+    asked_before = len(_reason_requests(fake_openai))
+    fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
+    fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
+    fake_openai.rule("answer_with_support", bad, times=2)
+    result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
+    assert len(_reason_requests(fake_openai)) - asked_before == 2
+    assert result.degraded.startswith("the reasoner failed (schema")
+    assert "Partial answer" in result.answer and result.supported and OEA_STATES in result.answer
 
 
 def test_llm_failing_mid_loop_degrades_to_what_was_gathered(sample, fake_openai):  # noqa: F811
@@ -160,17 +223,17 @@ def test_llm_failing_mid_loop_degrades_to_what_was_gathered(sample, fake_openai)
     result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
     assert result.gathered == 1 and len(result.rounds) == 1
     assert result.degraded.startswith("the decomposer failed in round 2 (api")
-    assert "Partial answer" in result.answer and "Akkermansia muciniphila" in result.answer
-    assert not any(r.body["response_format"]["json_schema"]["name"] == "reasoned_answer" for r in fake_openai.requests)
+    assert "Partial answer" in result.answer and OEA_STATES in result.answer
+    assert not _reason_requests(fake_openai)
 
 
 def test_reasoner_failing_degrades_to_an_extractive_answer(sample, fake_openai):  # noqa: F811
     fake_openai.rule("sub_questions", json_content({"questions": ["What is oleoylethanolamide?"]}), times=1)
     fake_openai.rule("sub_questions", json_content({"questions": []}), times=1)
-    fake_openai.rule("reasoned_answer", http_error(503))
+    fake_openai.rule("answer_with_support", http_error(503))
     result = answer_question(OEA_QUESTION, sample, ["microbiome"], rationale=_llm(fake_openai))
     assert result.degraded.startswith("the reasoner failed (api")
-    assert "Akkermansia muciniphila" in result.answer and "Partial answer" in result.answer
+    assert OEA_STATES in result.answer and "Partial answer" in result.answer
 
 
 @pytest.mark.parametrize(
@@ -196,15 +259,19 @@ def test_bad_questions_are_refused_with_the_rule(sample, question, collections, 
 @pytest.mark.parametrize(
     "question",
     [
-        "Oleoylethanolamide ảnh hưởng thế nào đến vi khuẩn Akkermansia muciniphila?",
-        "油酰乙醇胺如何影响肠道中的嗜黏蛋白阿克曼菌？",
+        # "how does Oleoylethanolamide change the bacterium Akkermansia muciniphila?", in Vietnamese:
+        # the names are there, but the offline reasoner reads no relation it could check
+        "Oleoylethanolamide làm tăng vi khuẩn Akkermansia muciniphila như thế nào?",
+        "油酰乙醇胺如何影响肠道中的嗜黏蛋白阿克曼菌？",  # names nothing the graph knows
         "'; DROP TABLE chunks; -- % \" OR 1=1",
     ],
 )
-def test_questions_in_other_scripts_or_hostile_text_get_an_answer_object(sample, question):
+def test_questions_in_other_scripts_or_hostile_text_get_an_honest_answer(sample, question):
     result = answer_question(question, sample)
-    assert result.answer and result.rounds and result.stop_reason
-    assert len(result.rounds) <= sample.rationale_qa.max_iterations
+    assert result.rounds and result.stop_reason and len(result.rounds) <= sample.rationale_qa.max_iterations
+    # never passed off as supported: the answer says so and names no answer entity
+    assert result.supported is False and result.answer.startswith(NO_ANSWER) and result.answer_entity is None
+    assert answer_question(OEA_QUESTION, sample, ["microbiome"]).supported  # the stores are intact
 
 
 def test_nothing_ingested_says_so_and_creates_nothing(tmp_path):
@@ -225,26 +292,77 @@ def test_ask_queues_the_answers_in_edges_it_followed(sample):
 # -- the offline decomposer and reasoner, on own sentences --------------------------------------
 
 
-def test_offline_decomposer_asks_the_goal_then_missing_names_then_bridges_and_stops_when_covered():
+def test_offline_decomposer_asks_the_goal_then_missing_names_then_bridges_and_stops_when_supported():
     goal = "Which enzyme does metformin activate?"
-    assert propose_sub_questions(goal, [], [], 3) == [goal, "What is Metformin?", "What does Metformin do?"]
+    assert propose_sub_questions(goal, [], [], 3) == [goal, "What is Metformin?", "What does Metformin activate?"]
     covered = ["Metformin lowers blood sugar. Metformin activates the enzyme AMPK in liver cells."]
-    assert propose_sub_questions(goal, covered, [goal], 3) == []  # names and words of the goal all there
-    asked = ["What does metformin activate in liver cells?"]
+    assert propose_sub_questions(goal, covered, [goal], 3) == []  # the context states it
+    unrelated = ["Metformin lowers blood sugar. Metformin is taken with meals."]
+    assert propose_sub_questions(goal, unrelated, [goal], 3)  # names the drug, states no activation
+    two_hop = "Which enzyme does the drug from Galega officinalis activate?"
     partial = ["Metformin is a drug derived from the French lilac, Galega officinalis."]
-    proposed = propose_sub_questions(asked[0], partial, asked, 3)
-    assert proposed == ["What is Liver Cells?", "What is the relation between Galega and Metformin?", "What is Galega?"]
+    proposed = propose_sub_questions(two_hop, partial, [two_hop], 3)
+    assert proposed[0] == "Which enzyme does Metformin activate?"
 
 
-def test_offline_reasoner_extracts_the_sentences_that_share_the_most_with_the_goal():
+def test_offline_reasoner_answers_with_the_sentence_that_states_the_relation():
     context = [
-        "Spermidine is a polyamine found in wheat germ. It induces autophagy in yeast and flies.",
+        "Spermidine is a polyamine found in wheat germ. Spermidine induces autophagy in yeast and flies.",
         "Autophagy recycles damaged organelles. Wheat germ is also rich in vitamin E.",
     ]
-    found = extractive_answer("What does spermidine induce?", context, max_sentences=1)
-    assert found.supported and found.answer == "Spermidine is a polyamine found in wheat germ."
-    assert extractive_answer("Qu'est-ce que la photosynthèse?", context).answer == NO_ANSWER
+    found = reason("What does spermidine induce?", context, max_sentences=2)
+    assert found.supported and found.answer == "Autophagy: Spermidine induces autophagy in yeast and flies."
+    assert found.sentence_ids == ["1.2"]
+    # the same fact behind a pronoun: nothing links "it" to spermidine, so no supported answer
+    pronoun = ["Spermidine is a polyamine found in wheat germ. It induces autophagy in yeast and flies."]
+    unsupported = reason("What does spermidine induce?", pronoun)
+    assert not unsupported.supported and unsupported.answer.startswith(NO_ANSWER)
+    assert "Spermidine is a polyamine" in unsupported.answer  # shows what was found
+    assert reason("Qu'est-ce que la photosynthèse?", context).answer.startswith(NO_ANSWER)
     assert "Spermidine" in key_phrases("What does spermidine induce in flies?")[0].title()
+
+
+# own text: a trial, the drug it tests, and two drugs acting on sibling targets
+TRIAL = [
+    "# Rapamycin in Companion Dogs\n\nThe Dog Aging Project trial tests rapamycin in middle-aged companion dogs. "
+    "Owners enrolled about 500 dogs across the United States.",
+    "Rapamycin inhibits mTORC1 in liver and muscle. Torin1 inhibits mTORC2 as well as mTORC1 in cultured cells. "
+    "Acarbose lowers blood glucose after meals. Oleoylethanolamide does not bind cannabinoid receptors.",
+]
+
+
+def test_two_hops_go_through_the_bridge_the_first_hop_found():
+    found = reason("Which kinase complex is inhibited by the drug tested in the Dog Aging Project trial?", TRIAL)
+    assert found.supported, found.answer
+    assert found.answer_entity == "mTORC1" and found.bridges == ["Rapamycin"]
+    assert found.sentence_ids == ["1.1", "2.1"]  # the trial's sentence, then the drug's
+    assert not found.answer.startswith("#") and "Rapamycin in Companion Dogs" not in found.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "why"),
+    [
+        ("Which receptors does oleoylethanolamide bind?", "negated"),  # the text denies it
+        ("Which receptor does acarbose activate?", "activates"),  # no sentence states it
+        ("Which complex does metformin inhibit?", "metformin"),  # the graph never names it
+        ("Which bacterium is inhibited by the drug tested in the Dog Aging Project trial?", "bacterium"),
+    ],
+)
+def test_no_supported_answer_without_a_stated_relation(question, why):
+    found = reason(question, TRIAL)
+    assert not found.supported and found.answer.startswith(NO_ANSWER) and why in found.answer.casefold()
+    assert found.answer_entity is None
+
+
+def test_the_decomposer_follows_the_bridge_not_a_generic_word_of_the_question():
+    goal = "Which gut bacterium is increased by the drug tested in the Dog Aging Project trial?"
+    first = propose_sub_questions(goal, [], [], 3)
+    assert first[0] == goal and "What is Gut?" not in first and any("Dog Aging Project" in q for q in first)
+    proposed = propose_sub_questions(goal, TRIAL[:1], [goal, *first], 3)
+    assert proposed[0] == "Which gut bacterium is increased by Rapamycin?"
+    assert all("Gut?" not in q and "Dogs?" not in q for q in proposed)
+    stated = [TRIAL[0], "Rapamycin increases Akkermansia muciniphila in the mouse gut."]
+    assert propose_sub_questions(goal, stated, [goal], 3) == []  # supported: time to answer
 
 
 def test_the_chunk_is_reached_along_the_answers_in_edge(sample):

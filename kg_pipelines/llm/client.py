@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from kg_pipelines.llm import grounding, prompts
 from kg_pipelines.llm.schemas import (
+    AnswerWithSupport,
     AtomicQuestions,
     ChunkSummary,
     EntitiesRelationships,
@@ -43,7 +44,15 @@ from kg_pipelines.llm.schemas import (
 ErrorKind = Literal["schema", "api", "timeout", "ungrounded"]
 ERROR_KINDS: tuple[str, ...] = ("schema", "api", "timeout", "ungrounded")
 Task = Literal[
-    "summarize", "extract", "questions", "merge_decision", "merge_content", "decompose", "reason", "same_entity"
+    "summarize",
+    "extract",
+    "questions",
+    "merge_decision",
+    "merge_content",
+    "decompose",
+    "reason",
+    "reason_support",
+    "same_entity",
 ]
 M = TypeVar("M", bound=BaseModel)
 
@@ -248,6 +257,30 @@ class LLMClient:
             inputs={"question": question, "context": list(context)},
         )
         return self._call(request, ReasonedAnswer)
+
+    def reason_with_support(
+        self, conversation_id: str, question: str, sentences: list[tuple[str, str]]
+    ) -> AnswerWithSupport:
+        """The reasoner over numbered sentences ``(id, text)``: the answer, the ids it rests on and
+        ``supported``. An id that is not among ``sentences`` is a schema error (the answer cites
+        text it was not given)."""
+        request = LLMRequest(
+            task="reason_support",
+            conversation_id=conversation_id,
+            system=prompts.REASON_SUPPORT_SYSTEM,
+            user=prompts.reason_support_user(question, sentences),
+            schema_name="answer_with_support",
+            json_schema=json_schema_for(AnswerWithSupport),
+            inputs={"question": question, "sentences": [list(s) for s in sentences]},
+        )
+        known = {sid for sid, _text in sentences}
+
+        def check(result: AnswerWithSupport) -> None:
+            unknown = [sid for sid in result.sentence_ids if sid not in known]
+            if unknown:
+                raise LLMError("schema", f"reason_support: sentence ids {unknown} are not in the context")
+
+        return self._call(request, AnswerWithSupport, check=check)
 
     # -- duplicate nodes (seed 001): the grey zone's same / different verdict -------------------
     def same_entity(self, pair_id: str, node_type: str, first: dict, second: dict) -> SameEntityVerdict:

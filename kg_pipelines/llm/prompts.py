@@ -121,3 +121,21 @@ def same_entity_user(node_type: str, first: dict, second: dict) -> str:
         return text + (f"\nmetadata: {node['metadata']}" if node.get("metadata") else "")
 
     return f"Type: {node_type}\n\nNode A\n{describe(first)}\n\nNode B\n{describe(second)}"
+
+
+# -- rationale QA: the reasoner's answer with its supporting sentences ---------------------------
+
+REASON_SUPPORT_SYSTEM = (
+    "Answer the question using only the numbered sentences. Each sentence has an id such as [2.3] "
+    "(passage 2, sentence 3). State the answer in one or two plain sentences (no Markdown heading) "
+    "and list in sentence_ids the ids of the sentences that state it; for a question with several "
+    "hops, cite the sentence of each hop. Set supported to true only when the cited sentences "
+    "state the relation the question asks about between the things it names; otherwise set "
+    "supported to false and say that the context does not answer it. Answer as JSON matching the "
+    "schema."
+)
+
+
+def reason_support_user(question: str, sentences: list[tuple[str, str]]) -> str:
+    listed = "\n".join(f"[{sid}] {text}" for sid, text in sentences) or "(no sentences gathered)"
+    return f"Question:\n{question}\n\nSentences:\n{listed}"

@@ -210,3 +210,30 @@ class MergedPage(BaseModel):
     @classmethod
     def _text(cls, value: str, info: ValidationInfo) -> str:
         return _non_blank(value, info.field_name)
+
+
+class AnswerWithSupport(BaseModel):
+    """The rationale QA reasoner's structured answer: the text, the ids (``p.s``) of the context
+    sentences it rests on, and whether those sentences state it. The client checks the ids against
+    the context it sent (``LLMClient.reason_with_support``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: str
+    supported: bool = Field(description="true only when the cited sentences state the answer")
+    sentence_ids: list[str] = Field(description="ids such as '2.3' of the sentences the answer rests on")
+
+    @field_validator("answer")
+    @classmethod
+    def _answer(cls, value: str) -> str:
+        return _non_blank(value, "answer")
+
+    @field_validator("sentence_ids")
+    @classmethod
+    def _ids(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(_non_blank(v, "sentence id") for v in value))
+
+    @model_validator(mode="after")
+    def _supported_cites(self) -> AnswerWithSupport:
+        if self.supported and not self.sentence_ids:
+            raise ValueError("a supported answer must cite the ids of the sentences it rests on")
+        return self

@@ -3,49 +3,95 @@
 Query-time only (ingestion never calls it, so ``llm/versions.py`` leaves it out of the offline
 heuristics' version: changing it re-processes no chunk).
 
-**Key phrases** of a text are the entity names the offline extractor finds in it (the same
-recognisers as ingestion), then the longest runs of content words (words that are not stop words
-nor question words) the names do not cover, longest first.
+**The context as a graph.** The gathered chunks are split into sentences (numbered ``p.s``:
+passage ``p``, sentence ``s``, both from 1; Markdown headings are titles and state nothing, so they
+are left out). Each sentence carries the entities the offline extractor finds in it (the same
+recognisers as ingestion, so the same nodes the graph holds, with their types; a name the graph
+knows, ``known_names``, counts too), and the relations between them: the extractor's relationship
+keywords (``increases``, ``activates``, ... ``negated``) between two entities of one sentence. Two
+sentences sharing an entity are linked through it: these are the paths the reasoner walks.
+
+**The question.** Read with the same recognisers:
+- its *anchors*: the things it names (entity mentions, names of the context's entities it contains,
+  and name-like words: capitalised inside the question, all-caps, with a digit or a ``+``), most
+  specific first (a written name before a common noun, then the one fewest sentences mention);
+- its *wh-phrase* ("Which gut bacterium", "Receptor" in "Receptor of X?"): from the question word to
+  the first auxiliary or relation verb; the last *type noun* in it (``data/answer_type_nouns.txt``:
+  bacterium -> microbe, receptor -> protein, ...) says what kind of entity the answer is; words of
+  the wh-phrase describe the answer and are not anchors ("gut" in "Which gut bacterium");
+- its other type nouns ("the *drug* tested in ...", "the *coenzyme* that ..."): what a bridge is;
+- its relations: the relation verbs it uses, by class (``data/relation_classes.txt``: "raise" and
+  "increase" are one relation).
+
+**Reasoner** (``reason``). Candidate answers are chains of sentences that start at an anchor:
+one hop (a sentence naming an anchor and another entity, the candidate) or two hops (that other
+entity is a *bridge*, and a second sentence links the bridge to the candidate). A chain is scored
+by the weighted share of the anchors it names (an anchor counts ``ln(1 + n / df)``, n sentences, df
+naming it), of the question's relations it states, of the question's remaining content words it
+holds (inverse-frequency weighted), and by whether the candidate (and the bridge) are of the kind
+the question asks for (the type noun's entity types, or the noun written next to the name, or in
+the name); a second hop costs a little, so it is taken only when it explains more.
+
+``supported`` is true only when the best chain states what the question asks: every anchor the
+context mentions is in it, at least one anchor is, each of the question's relations is stated by
+one of its sentences, no hop is negated ("X does not bind Y"), the candidate is of the asked kind
+(when the question says which), and it holds at least ``MIN_WORD_SHARE`` of the question's other
+content words. Then the answer is the candidate followed by the chain's sentences. Otherwise it
+says that the graph does not support an answer, why, and shows the closest sentences found.
 
 **Decomposer** (``propose_sub_questions``): given the goal, the chunks gathered so far and the
-sub-questions already asked, propose up to ``n`` new ones, in this order:
-1. the goal itself, in the first round (atomic questions are phrased like questions, so the whole
-   question is the most direct probe);
-2. for each name in the goal (entity names; the longest content-word runs when it has none) that
-   no gathered chunk mentions yet: ``What is <name>?``;
-3. bridges: names in the gathered chunks that share a sentence with a name of the goal and are not
-   in the goal (the next hop of a multi-hop question), as
-   ``What is the relation between <bridge> and <goal name>?`` then ``What is <bridge>?``;
-4. for each name of the goal (mentioned or not): ``What does <name> do?``.
-Nothing already asked (case-insensitive) is proposed again, so the loop ends when nothing new is left;
-and nothing is proposed once the context *covers* the goal (it mentions every name of the goal and
-holds every content word of it): then it is time to answer.
-
-**Reasoner** (``extractive_answer``): the sentences of the gathered chunks that share the most
-content with the goal (overlap of content-word stems, each stem weighted by its inverse frequency
-among the sentences, so rare words count more; times 1 + the number of the goal's key phrases the
-sentence names),
-at most ``max_sentences``, in the order they were gathered. No sentence sharing a content word
-means the context does not answer, and the answer says so.
+sub-questions already asked, up to ``n`` new ones: the goal itself in the first round; ``What is
+<anchor>?`` for anchors no gathered chunk mentions, most specific first; then for the bridges the
+reasoner found next to an anchor (the entity the first hop reached, best first: of the kind the
+question describes, related to the anchor by a relation cue, specific) the goal rewritten around
+the bridge ("Which precursors raise NAD+?" for "Which precursors raise the coenzyme that AMPK
+increases?"), ``What <type noun> is related to <bridge>?`` and ``What does <bridge> <verb>?``.
+Nothing is proposed once the reasoner finds a supported answer (time to answer), and nothing
+already asked (case-insensitive) is proposed again, so the loop ends.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from kg_pipelines.ingestion.names import node_key
-from kg_pipelines.ingestion.sentences import split_sentences
-from kg_pipelines.llm.grounding import STOP_WORDS, stem, words
+from kg_pipelines.llm.grounding import STOP_WORDS, words
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
     "tell explain describe name list give show".split()
 )
+WH_WORDS = frozenset("what which who whom whose where".split())
+AUXILIARIES = frozenset(
+    "is are was were be been does do did can could should would will has have had may might must".split()
+)
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*\+?")
 MAX_PHRASE_WORDS = 4
-NO_ANSWER = "The gathered context does not answer the question."
+MAX_BRIDGES = 3
+MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
+TYPE_WINDOW_WORDS = 6  # a type noun this close to a name describes it ("the nuclear receptor PPAR-alpha")
+NO_ANSWER = "The graph does not support an answer to this question."
+DATA = Path(__file__).parent / "data"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The comparison form of a word: case-folded, a plural or verb ending undone ("tested" ~
+    "test", "studies" ~ "study", "increases" ~ "increase"), then its first five letters; the whole
+    word when it holds a digit."""
+    word = word.casefold()
+    if any(c.isdigit() for c in word):
+        return word
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith(("ss", "us", "is")):
+            word = word[: -len(suffix)] + keep
+            break
+    return word[:5]
 
 
 def _content_word(word: str) -> bool:
@@ -53,9 +99,77 @@ def _content_word(word: str) -> bool:
     return lowered not in STOP_WORDS and lowered not in QUESTION_WORDS and (len(word) > 2 or word.isdigit())
 
 
+# -- data files -----------------------------------------------------------------------------------
+
+
+def _lines(name: str) -> list[list[str]]:
+    rows = []
+    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            rows.append(line.split())
+    return rows
+
+
+@functools.cache
+def type_nouns() -> dict[str, frozenset[str]]:
+    """stem of a type noun -> the entity types it names (``data/answer_type_nouns.txt``)."""
+    return {
+        noun_form(row[0]): frozenset() if row[1] == "-" else frozenset(row[1].split(","))
+        for row in _lines("answer_type_nouns.txt")
+    }
+
+
+def noun_form(word: str) -> str:
+    """A noun as type nouns are compared: case-folded, a plural undone ("receptors", "species" and
+    "bacteria" stay apart from "inhibited": no truncation)."""
+    word = word.casefold()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ies")):
+        return word[:-1]
+    return word
+
+
+@functools.cache
+def relation_class() -> dict[str, str]:
+    """relation keyword -> the name of its class (``data/relation_classes.txt``); a keyword in no
+    class is its own class. Multi-word tags ("leads to") are written joined by spaces on the line."""
+    classes: dict[str, str] = {}
+    from kg_pipelines.offline.lexicon import CUES
+
+    tags = sorted({c.tag for c in CUES}, key=len, reverse=True)
+    for row in _lines("relation_classes.txt"):
+        line = " ".join(row)
+        found = []
+        for tag in tags:  # longest first, so "leads to" is not read as "leads"
+            if re.search(r"(?<!\w)" + re.escape(tag) + r"(?!\w)", line):
+                found.append((line.index(tag), tag))
+                line = line.replace(tag, " ")
+        found.sort()
+        for _pos, tag in found:
+            classes[tag] = found[0][1]
+    return classes
+
+
+@functools.cache
+def verb_tags() -> frozenset[str]:
+    """Relation keywords that are verbs ("increases"), not nouns of context ("trial", "abundance")."""
+    from kg_pipelines.offline.lexicon import CUES
+
+    return frozenset(c.tag for c in CUES if c.kind == "verb")
+
+
+def _relation_of(tag: str) -> str:
+    return relation_class().get(tag, tag)
+
+
+# -- key phrases (kept for callers: the names and content-word runs of a text) -------------------
+
+
 def key_phrases(text: str, limit: int = 8, names_only: bool = False) -> list[str]:
     """Entity names the offline extractor finds in ``text``, then runs of content words they do not
-    cover (see the module doc); case-insensitively unique, at most ``limit``."""
+    cover; case-insensitively unique, at most ``limit``."""
     from kg_pipelines.offline import extraction_payload
 
     found: dict[str, str] = {}
@@ -80,13 +194,575 @@ def key_phrases(text: str, limit: int = 8, names_only: bool = False) -> list[str
     return list(found.values())[:limit]
 
 
-def _mentions(text_key: str, phrase: str) -> bool:
-    key = node_key(phrase)
-    return bool(key) and re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", text_key) is not None
+def _mentions(text_key: str, phrase_key: str) -> bool:
+    return bool(phrase_key) and re.search(r"(?<!\w)" + re.escape(phrase_key) + r"(?!\w)", text_key) is not None
 
 
-def propose_sub_questions(goal: str, context: list[str], asked: list[str], n: int) -> list[str]:
-    """Up to ``n`` sub-questions to look up next (see the module doc); [] when nothing new is left."""
+# -- the context as sentences, entities and relations ------------------------------------------
+
+
+@dataclass
+class ContextSentence:
+    sid: str  # "p.s": passage p, sentence s (1-based)
+    passage: int  # 0-based index into the context
+    text: str
+    key: str  # node_key of the text
+    stems: frozenset[str]
+    entities: dict[str, str]  # entity key -> display name
+    relations: dict[frozenset[str], tuple[str, ...]] = field(default_factory=dict)  # pair -> keywords
+    written: dict[str, str] = field(default_factory=dict)  # node_key of a surface ("lps") -> entity key
+
+    @property
+    def relation_classes(self) -> set[str]:
+        return {_relation_of(t) for tags in self.relations.values() for t in tags}
+
+
+@dataclass
+class ContextGraph:
+    sentences: list[ContextSentence]
+    types: dict[str, str]  # entity key -> type
+    names: dict[str, str]  # entity key -> display name
+    by_entity: dict[str, list[int]]  # entity key -> sentence positions
+    stem_df: dict[str, int]
+
+    def idf(self, s: str) -> float:
+        return math.log(1 + len(self.sentences) / (1 + self.stem_df.get(s, 0)))
+
+
+def number_sentences(context: list[str]) -> list[tuple[str, int, str]]:
+    """(id ``p.s``, passage index, text) of every statement of the context (headings left out); the
+    ids the LLM reasoner cites."""
+    from kg_pipelines.offline.entities import analyze
+
+    out = []
+    for p, chunk in enumerate(context):
+        a = analyze(chunk)
+        n = 0
+        for i, clean in enumerate(a.clean):
+            if a.headings[i] or len(clean.strip()) < 2:
+                continue
+            n += 1
+            out.append((f"{p + 1}.{n}", p, clean.strip()))
+    return out
+
+
+def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> ContextGraph:
+    from kg_pipelines.offline.entities import analyze, extract
+
+    sentences: list[ContextSentence] = []
+    types: dict[str, str] = {}
+    names: dict[str, str] = {}
+    known = sorted({node_key(n) for n in known_names if n and len(node_key(n)) > 2}, key=len, reverse=True)
+    for p, chunk in enumerate(context):
+        a = analyze(chunk)
+        extraction = extract(chunk, None)
+        for e in extraction.entities:
+            key = node_key(e.name)
+            names.setdefault(key, e.name)
+            if types.get(key) in (None, "concept"):
+                types[key] = e.type
+        per_sentence: dict[int, dict[str, str]] = {}
+        surfaces: dict[int, dict[str, str]] = {}
+        for m in a.mentions:
+            key = node_key(m.name)
+            if key in names:
+                per_sentence.setdefault(m.sent, {})[key] = names[key]
+                surfaces.setdefault(m.sent, {})[node_key(m.surface)] = key
+        relations: dict[int, dict[frozenset[str], tuple[str, ...]]] = {}
+        for r in extraction.relations:
+            pair = frozenset((node_key(r.source.name), node_key(r.target.name)))
+            relations.setdefault(r.sent, {})[pair] = tuple(r.keywords)
+        n = 0
+        for i, clean in enumerate(a.clean):
+            if a.headings[i] or len(clean.strip()) < 2:
+                continue
+            n += 1
+            text = clean.strip()
+            key = node_key(text)
+            entities = dict(per_sentence.get(i, {}))
+            for name_key in known:  # names the graph knows, written in this sentence
+                if name_key not in entities and _mentions(key, name_key):
+                    entities[name_key] = names.setdefault(name_key, name_key)
+            sentences.append(
+                ContextSentence(
+                    sid=f"{p + 1}.{n}",
+                    passage=p,
+                    text=text,
+                    key=key,
+                    stems=frozenset(stem(w) for w in words(text) if _content_word(w)),
+                    entities=entities,
+                    relations=relations.get(i, {}),
+                    written=surfaces.get(i, {}),
+                )
+            )
+    by_entity: dict[str, list[int]] = {}
+    stem_df: dict[str, int] = {}
+    for position, s in enumerate(sentences):
+        for key in s.entities:
+            by_entity.setdefault(key, []).append(position)
+        for st in s.stems:
+            stem_df[st] = stem_df.get(st, 0) + 1
+    return ContextGraph(sentences, types, names, by_entity, stem_df)
+
+
+# -- the question ---------------------------------------------------------------------------------
+
+
+@dataclass
+class QuestionParts:
+    text: str
+    anchors: list[str]  # node keys of what the question names, most specific first
+    required: list[str]  # the anchors an answer must connect: those written as names, else the first
+    anchor_names: dict[str, str]
+    wh_noun: str | None  # the stem of the noun saying what the answer is
+    wh_types: frozenset[str]
+    wh_stems: frozenset[str]  # stems of the wh-phrase's words (they describe the answer)
+    bridge_nouns: list[str]  # stems of the other type nouns
+    relations: list[str]  # relation classes of the question's verbs
+    relation_verbs: list[tuple[int, int, str]]  # (start, end, base verb) of each relation verb
+    stems: frozenset[str]  # the content stems a chain should hold (not anchors, wh-phrase, type nouns)
+    wh_end: int  # character offset where the wh-phrase ends
+
+
+def _name_like(word: str, first: bool) -> bool:
+    if any(c.isdigit() for c in word) or word.endswith("+"):
+        return True
+    if len(word) > 1 and word.isupper():
+        return True
+    return not first and word[:1].isupper()
+
+
+def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
+    from kg_pipelines.offline.entities import analyze
+
+    a = analyze(question)
+    tokens = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(question)]
+    nouns = type_nouns()
+    cue_starts = {c.start for c in a.cues if c.verbal}
+    # the wh-phrase: a question word (or a leading type noun) up to the first auxiliary or relation verb
+    wh_start = wh_end = None
+    for i, (_start, _end, word) in enumerate(tokens[:3]):
+        if word.casefold() in WH_WORDS or (i == 0 and noun_form(word) in nouns):
+            wh_start = i
+            break
+    wh_noun = None
+    if wh_start is not None:
+        j = wh_start
+        while j < len(tokens):
+            start, end, word = tokens[j]
+            low = word.casefold()
+            if j > wh_start and (
+                low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from") or j - wh_start > 3
+            ):
+                break
+            if noun_form(low) in nouns:
+                wh_noun = noun_form(low)
+                j += 1
+                break  # the kind is named ("Which kinase complex initiates ..."): the phrase ends here
+            if j > wh_start and _content_word(word):
+                wh_noun = noun_form(low)  # a kind no type captures ("Which statin"): only the text can say it
+            j += 1
+        wh_end = tokens[j - 1][1] if j > wh_start else tokens[wh_start][1]
+    wh_end = wh_end or 0
+    wh_stems = frozenset(stem(w.casefold()) for s, e, w in tokens if e <= wh_end)
+
+    anchors: dict[str, str] = {}
+    written: set[str] = set()
+
+    def add(name: str, start: int, capitalised: bool) -> None:
+        key = node_key(name)
+        if not key or start < wh_end or key in anchors:
+            return
+        if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
+            return  # a type noun alone ("drug") says what a thing is, it names nothing
+        anchors[key] = name
+        if capitalised:
+            written.add(key)
+
+    for m in a.mentions:
+        add(m.name, m.start, any(_name_like(w, m.start == 0) for w in m.surface.split()))
+    qkey = node_key(question)
+    if graph is not None:
+        for key in sorted(graph.names, key=len, reverse=True):
+            if len(key) > 2 and _mentions(qkey, key):
+                position = qkey.find(key)
+                surface = question[position : position + len(key)] if position >= 0 else key
+                add(graph.names[key], position if position >= 0 else wh_end, any(c.isupper() for c in surface))
+    for i, (start, _end, word) in enumerate(tokens):
+        if _name_like(word, i == 0) and word.casefold() not in QUESTION_WORDS:
+            add(word, start, True)
+    # a shorter anchor inside a longer one is the same name
+    keys = list(anchors)
+    for key in keys:
+        if any(key != other and _mentions(other, key) for other in keys):
+            anchors.pop(key, None)
+
+    def specificity(key: str) -> tuple:
+        df = len(graph.by_entity.get(key, ())) or sum(_mentions(s.key, key) for s in graph.sentences) if graph else 0
+        return (key not in written, df if df else 10**6, -len(key))
+
+    ordered = sorted(anchors, key=specificity)
+    anchor_words = {stem(w) for key in ordered for w in key.split()}
+    # token positions of the anchors: a type noun next to one describes it ("the TAME trial", "the
+    # nuclear receptor PPAR-alpha"), one standing apart describes a thing the question does not name
+    anchor_tokens = {i for i, (_s, _e, w) in enumerate(tokens) if stem(w.casefold()) in anchor_words}
+    bridge_nouns = []
+    for i, (_s, e, w) in enumerate(tokens):
+        st = noun_form(w)
+        if e <= wh_end or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
+            continue
+        if {i - 1, i + 1} & anchor_tokens:
+            continue
+        bridge_nouns.append(st)
+    relations, verbs = [], []
+    for c in a.cues:
+        if c.verbal and c.start >= wh_end and not any(m.start <= c.start < m.end for m in a.mentions):
+            cls = _relation_of(c.cue.tag)
+            if cls not in relations:
+                relations.append(cls)
+            verbs.append((c.start, c.end, c.cue.base or c.surface))
+    stems = frozenset(
+        stem(w)
+        for w in words(question)
+        if _content_word(w) and stem(w) not in wh_stems and stem(w) not in anchor_words and noun_form(w) not in nouns
+    )
+    required = [a for a in ordered if a in written] or ordered[:1]
+    return QuestionParts(
+        text=question,
+        anchors=ordered,
+        required=required,
+        anchor_names=anchors,
+        wh_noun=wh_noun,
+        wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),  # empty: the text must say it
+        wh_stems=wh_stems,
+        bridge_nouns=bridge_nouns,
+        relations=relations,
+        relation_verbs=verbs,
+        stems=stems,
+        wh_end=wh_end,
+    )
+
+
+# -- the reasoner ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Chain:
+    positions: tuple[int, ...]  # sentence positions, in walking order
+    candidate: str  # entity key of the answer
+    bridge: str | None
+    score: float = 0.0
+    anchors_hit: frozenset[str] = frozenset()
+    relations_hit: frozenset[str] = frozenset()
+    word_share: float = 0.0  # inverse-frequency weighted
+    word_count_share: float = 0.0
+    kind_ok: bool = False
+    negated: bool = False
+
+
+@dataclass
+class ExtractiveAnswer:
+    answer: str
+    supported: bool
+    sentences: list[tuple[int, str]]  # (context index, sentence) of each sentence used
+    sentence_ids: list[str] = field(default_factory=list)
+    answer_entity: str | None = None
+    bridges: list[str] = field(default_factory=list)
+    reason: str = ""  # why it is not supported (empty when it is)
+
+
+COPULAS = frozenset("is are was were a an the as".split())
+
+
+def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[str]) -> bool:
+    """Whether entity ``key`` is of the kind ``noun`` names: its type, the noun in its name, the noun
+    just before it ("the nuclear receptor PPAR-alpha") or in what the text says it is ("X is an
+    anaerobic bacterium", "X and Y are the two NAD+ precursors")."""
+    if noun is None:
+        return False
+    if types and graph.types.get(key) in types:
+        return True
+    if any(noun_form(w) == noun for w in key.split()):
+        return True
+    return _described_as(graph, key, noun) is not None
+
+
+def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
+    """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
+    name_words = words(key)
+    n = len(name_words)
+    for position in graph.by_entity.get(key, ()):
+        sentence_words = words(graph.sentences[position].text)
+        for i in range(len(sentence_words) - n + 1):
+            if sentence_words[i : i + n] != name_words:
+                continue
+            before = sentence_words[max(0, i - 1) : i]  # "the receptor X", not "a receptor that senses X"
+            after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
+            if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
+                after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
+            described = after[:1] and after[0] in COPULAS
+            if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
+                return position
+    return None
+
+
+def _hop_negated(sentence: ContextSentence, a: str, b: str) -> bool:
+    return "negated" in sentence.relations.get(frozenset((a, b)), ())
+
+
+def _anchor_positions(graph: ContextGraph, anchor: str) -> list[int]:
+    found = graph.by_entity.get(anchor)
+    if found:
+        return found
+    return [i for i, s in enumerate(graph.sentences) if _mentions(s.key, anchor)]
+
+
+def _in_sentence(sentence: ContextSentence, anchor: str) -> bool:
+    return anchor in sentence.entities or _mentions(sentence.key, anchor)
+
+
+def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
+    present = [a for a in q.anchors if _anchor_positions(graph, a)]
+    starts = sorted({p for a in present for p in _anchor_positions(graph, a)})
+    skip = set(q.anchors)
+
+    def others(sentence: ContextSentence, exclude: set[str], exact: set[str] = frozenset()) -> list[str]:
+        """Entities of ``sentence`` other than ``exclude`` (nor names holding one of them or held in
+        one) and ``exact``."""
+        return [
+            k
+            for k in sentence.entities
+            if k not in exclude and k not in exact and not any(_mentions(k, a) or _mentions(a, k) for a in exclude if a)
+        ]
+
+    chains: list[Chain] = []
+    for p in starts:
+        first = graph.sentences[p]
+        # the entity an anchor is written as here ("LPS" for Lipopolysaccharide) is the anchor too
+        aliases = {first.written[a] for a in q.anchors if a in first.written}
+        for x in others(first, skip, aliases):
+            chains.append(Chain((p,), x, None))
+            for p2 in graph.by_entity.get(x, ()):
+                if p2 == p:
+                    continue
+                for y in others(graph.sentences[p2], skip | {x}):
+                    chains.append(Chain((p, p2), y, x))
+    # the anchors written as names must be connected; a common noun ("in people with obesity")
+    # narrows the question and counts a little
+    weights = {
+        a: (1.0 if a in q.required else 0.2)
+        * math.log(1 + len(graph.sentences) / max(1, len(_anchor_positions(graph, a))))
+        for a in present
+    }
+    total_anchor = sum(weights.values()) or 1.0
+    total_words = sum(graph.idf(s) for s in q.stems) or 1.0
+    for chain in chains:
+        sentences = [graph.sentences[p] for p in chain.positions]
+        hit = frozenset(a for a in present if any(_in_sentence(s, a) for s in sentences))
+        stems = set().union(*(s.stems for s in sentences))
+        # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
+        for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
+            for noun in nouns if entity else ():
+                described = _described_as(graph, entity, noun)
+                if described is not None:
+                    stems |= graph.sentences[described].stems
+        chain.anchors_hit = hit
+        # the relations each hop states between its two ends (the whole sentence's when the
+        # extractor did not pair them)
+        start = next((a for a in hit if _in_sentence(sentences[0], a)), None)
+        ends = [sentences[0].written.get(start, start), chain.bridge, chain.candidate]
+        ends = [e for e in ends if e is not None]
+        stated = set()
+        for i, sentence in enumerate(sentences):
+            pair = frozenset(ends[i : i + 2]) if i + 1 < len(ends) else frozenset()
+            tags = sentence.relations.get(pair, ())
+            stated |= {_relation_of(t) for t in tags}
+            if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
+                stated |= sentence.relation_classes
+        chain.relations_hit = frozenset(r for r in q.relations if r in stated)
+        chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
+        chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
+        chain.kind_ok = _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
+        bridge_ok = chain.bridge is not None and any(
+            _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
+        )
+        # each hop links its two ends in its sentence, not negated
+        chain.negated = any(_hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends))
+        related = sum(
+            1
+            for i, s in enumerate(sentences)
+            if i + 1 < len(ends)
+            and any(
+                t != "co-occurrence" for t in s.relations.get(frozenset((ends[i], ends[i + 1])), ("co-occurrence",))
+            )
+        )
+        chain.score = (
+            3.0 * sum(weights[a] for a in hit) / total_anchor
+            + 2.0 * (len(chain.relations_hit) / len(q.relations) if q.relations else 1.0)
+            + 2.0 * chain.word_share
+            + (1.5 if chain.kind_ok else 0.0)
+            + (0.5 if bridge_ok else 0.0)
+            + 0.3 * related
+            - (0.6 if chain.bridge is not None else 0.0)
+            - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
+            - (2.0 if chain.negated else 0.0)
+        )
+    chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
+    return chains
+
+
+def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
+    """Why ``chain`` does not answer the question ('' when it does)."""
+    missing = [q.anchor_names[a] for a in q.anchors if not _anchor_positions(graph, a)]
+    if not q.anchors:
+        return "the question names nothing the graph could start from"
+    if missing and len(missing) == len(q.anchors):
+        return f"no gathered text mentions {', '.join(missing)}"
+    if missing:
+        return f"no gathered text mentions {', '.join(missing)}"
+    if chain is None:
+        return "no sentence links what the question names to anything else"
+    left = [q.anchor_names[a] for a in q.required if a not in chain.anchors_hit]
+    if left:
+        return f"no sentence connects {', '.join(left)} with the rest of the question"
+    if chain.negated:
+        return "the text states the relation as negated"
+    unstated = [r for r in q.relations if r not in chain.relations_hit]
+    if unstated:
+        return f"no connecting sentence states the relation '{', '.join(unstated)}'"
+    if q.wh_noun and not chain.kind_ok:
+        written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
+        return f"no connected entity is of the kind the question asks for ({written})"
+    if chain.bridge is not None and not any(
+        _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
+    ):
+        # a second hop is an answer only to a question that describes the thing between ("the
+        # drug tested in ..."): through any shared word ("mice") it would link anything
+        return "the question describes no intermediate entity the second sentence could follow"
+    for noun in q.bridge_nouns:
+        kinds = type_nouns()[noun]
+        if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
+            chain.bridge is not None and _is_kind(graph, chain.bridge, noun, kinds)
+        ):
+            written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
+            return f"no sentence names the {written} the question describes"
+    if chain.word_count_share < MIN_WORD_SHARE:
+        return "the connecting sentences leave much of the question unanswered"
+    return ""
+
+
+def reason(
+    question: str, context: list[str], max_sentences: int = 4, known_names: Iterable[str] = ()
+) -> ExtractiveAnswer:
+    """The answer from the context's sentences along the best chain (see the module doc)."""
+    graph = build_context_graph(context, known_names)
+    if not graph.sentences:
+        return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
+    q = read_question(question, graph)
+    chains = _chains(q, graph)
+    best = chains[0] if chains else None
+    why = _verdict(q, graph, best)
+    if best is not None and not why:
+        used = [graph.sentences[p] for p in best.positions][:max_sentences]
+        name = graph.names.get(best.candidate, best.candidate)
+        answer = f"{name}: " + " ".join(s.text for s in used)
+        return ExtractiveAnswer(
+            answer=answer,
+            supported=True,
+            sentences=[(s.passage, s.text) for s in used],
+            sentence_ids=[s.sid for s in used],
+            answer_entity=name,
+            bridges=[graph.names.get(best.bridge, best.bridge)] if best.bridge else [],
+        )
+    shown = _closest(q, graph, chains, max_sentences)
+    found = " ".join(s.text for s in shown)
+    answer = f"{NO_ANSWER} ({why}.)" + (f" Closest found: {found}" if found else "")
+    return ExtractiveAnswer(
+        answer=answer,
+        supported=False,
+        sentences=[(s.passage, s.text) for s in shown],
+        sentence_ids=[s.sid for s in shown],
+        reason=why,
+    )
+
+
+def _closest(q: QuestionParts, graph: ContextGraph, chains: list[Chain], limit: int) -> list[ContextSentence]:
+    """What was found: the best chain's sentences, else the sentences sharing the most content words."""
+    positions: list[int] = []
+    for chain in chains[:3]:
+        positions += [p for p in chain.positions if p not in positions]
+    if not positions:
+        goal = {stem(w) for w in words(q.text) if _content_word(w)}
+        scored = sorted(
+            ((sum(graph.idf(s) for s in goal & sen.stems), i) for i, sen in enumerate(graph.sentences)),
+            key=lambda t: (-t[0], t[1]),
+        )
+        positions = [i for score, i in scored if score > 0]
+    return [graph.sentences[p] for p in positions[: min(limit, 2)]]
+
+
+def extractive_answer(
+    goal: str, context: list[str], max_sentences: int = 4, known_names: Iterable[str] = ()
+) -> ExtractiveAnswer:
+    """The reasoner's answer (kept under its old name: callers degrade to it when an LLM fails)."""
+    return reason(goal, context, max_sentences, known_names)
+
+
+# -- the decomposer -------------------------------------------------------------------------------
+
+
+def bridges(question: str, context: list[str], known_names: Iterable[str] = ()) -> list[str]:
+    """Entities the first hop reaches from the question's anchors, best first (see the module doc)."""
+    graph = build_context_graph(context, known_names)
+    q = read_question(question, graph)
+    return _bridges(q, graph)
+
+
+def _bridges(q: QuestionParts, graph: ContextGraph) -> list[str]:
+    present = [a for a in q.anchors if _anchor_positions(graph, a)]
+    scores: dict[str, float] = {}
+    for rank, anchor in enumerate(present):
+        for p in _anchor_positions(graph, anchor):
+            sentence = graph.sentences[p]
+            for key in sentence.entities:
+                if key in q.anchors or any(_mentions(key, a) or _mentions(a, key) for a in q.anchors):
+                    continue
+                score = 1.0 / (1 + rank)
+                if any(_is_kind(graph, key, noun, type_nouns()[noun]) for noun in q.bridge_nouns):
+                    score += 2.0
+                tags = sentence.relations.get(frozenset((anchor, key)), ())
+                if any(t not in ("co-occurrence", "negated") for t in tags):
+                    score += 1.0
+                score += 0.5 / len(graph.by_entity.get(key, [0]))  # specific beats hub
+                scores[key] = max(scores.get(key, 0.0), score)
+    ranked = sorted(scores, key=lambda k: (-scores[k], k))
+    return [graph.names.get(k, k) for k in ranked[:MAX_BRIDGES]]
+
+
+def _around(q: QuestionParts, bridge: str) -> list[str]:
+    """The goal rewritten around ``bridge``: its text up to the first relation verb after the
+    wh-phrase (with a following preposition), then the bridge."""
+    out = []
+    if q.relation_verbs:
+        start, end, base = q.relation_verbs[0]
+        tail = re.match(r"\s+(by|to|with|in|on|from)\b", q.text[end:])
+        prefix = q.text[: end + (tail.end() if tail else 0)].rstrip(" ?")
+        if any(_mentions(node_key(prefix), a) for a in q.anchors):  # "Which enzyme does <the drug from A> activate?"
+            out.append(f"{q.text[: q.wh_end].strip()} does {bridge} {base}?")
+        else:  # "Which bacterium is increased by <the drug tested in A>?"
+            out.append(f"{prefix} {bridge}?")
+    if q.wh_noun:
+        noun = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
+        out.append(f"What {noun} {'are' if noun.endswith('s') else 'is'} related to {bridge}?")
+    out.append(f"What is {bridge}?")
+    return out
+
+
+def propose_sub_questions(
+    goal: str, context: list[str], asked: list[str], n: int, known_names: Iterable[str] = ()
+) -> list[str]:
+    """Up to ``n`` sub-questions to look up next (see the module doc); [] when nothing new is left
+    or the context already supports an answer."""
     asked_keys = {q.casefold().strip() for q in asked}
     proposals: list[str] = []
 
@@ -95,87 +771,24 @@ def propose_sub_questions(goal: str, context: list[str], asked: list[str], n: in
         if key and key not in asked_keys and key not in {p.casefold() for p in proposals}:
             proposals.append(question)
 
-    goal_phrases = key_phrases(goal)
-    goal_names = key_phrases(goal, names_only=True) or goal_phrases[:2]
-    context_key = node_key(" ".join(context))
-    if context and covers(goal, goal_names, context, context_key):
-        return []  # the context names everything the goal asks about: time to answer
-    if not context:
+    graph = build_context_graph(context, known_names)
+    q = read_question(goal, graph if context else None)
+    if context:
+        found = reason(goal, context, known_names=known_names)
+        if found.supported:
+            return []  # the context states the answer: time to answer
+    else:
         propose(goal.strip())
-    for phrase in goal_names:
-        if not _mentions(context_key, phrase):
-            propose(f"What is {phrase}?")
-    for bridge, anchor in _bridges(goal_names, context):
-        propose(f"What is the relation between {bridge} and {anchor}?")
-        propose(f"What is {bridge}?")
-    for phrase in goal_names:
-        propose(f"What does {phrase} do?")
+    for anchor in q.anchors:
+        if not context or not _anchor_positions(graph, anchor):
+            propose(f"What is {q.anchor_names[anchor]}?")
+    if context:
+        for bridge in _bridges(q, graph):
+            for sub in _around(q, bridge):
+                propose(sub)
+    for anchor in q.anchors:
+        name = q.anchor_names[anchor]
+        for _s, _e, base in q.relation_verbs[:1]:
+            propose(f"What does {name} {base}?")
+        propose(f"What does {name} do?")
     return proposals[:n]
-
-
-def covers(goal: str, goal_names: list[str], context: list[str], context_key: str) -> bool:
-    """Whether the gathered context mentions every name of the goal and holds every content word
-    of it (compared by stem)."""
-    if not all(_mentions(context_key, name) for name in goal_names):
-        return False
-    context_stems = {stem(w) for chunk in context for w in words(chunk)}
-    return all(stem(w) in context_stems for w in words(goal) if _content_word(w))
-
-
-def _bridges(goal_phrases: list[str], context: list[str]) -> list[tuple[str, str]]:
-    """(bridge phrase, goal phrase) pairs: a phrase of the gathered chunks that shares a sentence with
-    a phrase of the goal and is not itself in the goal; latest chunk first (the newest hop)."""
-    goal_keys = {node_key(p) for p in goal_phrases}
-    pairs: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for chunk in reversed(context):
-        for sentence in split_sentences(chunk):
-            sentence_key = node_key(sentence.text)
-            anchors = [p for p in goal_phrases if _mentions(sentence_key, p)]
-            if not anchors:
-                continue
-            for phrase in key_phrases(sentence.text, limit=6, names_only=True):
-                key = node_key(phrase)
-                if key in goal_keys or key in seen or any(key in g or g in key for g in goal_keys):
-                    continue
-                seen.add(key)
-                pairs.append((phrase, anchors[0]))
-    return pairs
-
-
-@dataclass
-class ExtractiveAnswer:
-    answer: str
-    supported: bool
-    sentences: list[tuple[int, str]]  # (context index, sentence) of each sentence used
-
-
-def extractive_answer(goal: str, context: list[str], max_sentences: int = 4) -> ExtractiveAnswer:
-    """The gathered sentences that share the most with the goal (see the module doc)."""
-    goal_stems = {stem(w) for w in words(goal) if _content_word(w)}
-    goal_phrases = key_phrases(goal)
-    sentences = [(i, s.text.strip()) for i, chunk in enumerate(context) for s in split_sentences(chunk)]
-    sentences = [(i, s.lstrip("#-*• ").strip()) for i, s in sentences if len(s.strip()) > 1]
-    if not goal_stems or not sentences:
-        return ExtractiveAnswer(NO_ANSWER, False, [])
-    stems_of = [{stem(w) for w in words(s) if _content_word(w)} for _i, s in sentences]
-    frequency: dict[str, int] = {}
-    for found in stems_of:
-        for s in found:
-            frequency[s] = frequency.get(s, 0) + 1
-    total = len(sentences)
-    scored = []
-    for position, ((index, sentence), found) in enumerate(zip(sentences, stems_of)):
-        shared = goal_stems & found
-        if not shared:
-            continue
-        score = sum(math.log(1 + total / frequency[s]) for s in shared)
-        sentence_key = node_key(sentence)
-        score *= 1 + sum(_mentions(sentence_key, p) for p in goal_phrases)
-        scored.append((score, position, index, sentence))
-    if not scored:
-        return ExtractiveAnswer(NO_ANSWER, False, [])
-    best = sorted(scored, key=lambda s: (-s[0], s[1]))[:max_sentences]
-    best.sort(key=lambda s: s[1])  # reading order
-    used = [(index, sentence) for _score, _position, index, sentence in best]
-    return ExtractiveAnswer(" ".join(sentence for _index, sentence in used), True, used)

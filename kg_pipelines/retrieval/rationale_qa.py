@@ -30,6 +30,7 @@ scores, the chunk added, why the loop stopped) and the sources. Nothing here ope
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -37,12 +38,14 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from kg_pipelines.collections import validate_collection_name
+from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.client import LLMClient, LLMError
-from kg_pipelines.offline.rationale import NO_ANSWER, extractive_answer, propose_sub_questions
+from kg_pipelines.offline.rationale import NO_ANSWER, number_sentences, propose_sub_questions, reason
 from kg_pipelines.retrieval.fusion import FusionConfig, RetrievedItem, fuse
 from kg_pipelines.stores.vectors import VectorStore, vectors_exist
 
 STRATEGIES = ("auto", "general", "factual", "analytical", "procedural")
+MAX_LINKED_CHUNKS = 200  # chunks a sub-question's entities may restrict the atomic-question search to
 
 
 class QAError(ValueError):
@@ -61,6 +64,9 @@ class AtomicMatch:
     chunk_id: str
     collection: str
     score: float  # cosine similarity in its collection's embedding space
+    # graph entities the sub-question names that led to this chunk (MENTIONS edges); empty when
+    # the match came from the whole index
+    linked: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -102,6 +108,11 @@ class QAResult:
     token_budget: int | None = None
     tokens_used: int | None = None
     edge_ids: list[str] = field(default_factory=list)  # the ANSWERS_IN edges followed
+    # the sentences the answer rests on (id "p.s": passage p of the context, sentence s), each with
+    # its chunk; for an unsupported answer, the closest sentences found
+    evidence: list[dict] = field(default_factory=list)
+    answer_entity: str | None = None  # what the answer names (offline reasoner), when supported
+    bridges: list[str] = field(default_factory=list)  # entities a two-hop answer went through
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -153,26 +164,46 @@ def validate_qa(
 # -- the two roles ------------------------------------------------------------------------------
 
 
+@dataclass
+class Reasoned:
+    """The reasoner's answer: the text, whether the context supports it, and the sentence ids
+    (``p.s``) it rests on."""
+
+    answer: str
+    supported: bool
+    sentence_ids: list[str] = field(default_factory=list)
+    answer_entity: str | None = None
+    bridges: list[str] = field(default_factory=list)
+
+
 class OfflineRationale:
-    """Key-phrase decomposer and extractive reasoner (``kg_pipelines.offline.rationale``)."""
+    """The graph-aware decomposer and extractive reasoner of ``kg_pipelines.offline.rationale``.
+    ``known_names``: names of the graph's entities in the gathered chunks (set by the loop)."""
 
     name = "offline"
 
     def __init__(self, settings):
         self.max_sentences = settings.rationale_qa.max_answer_sentences
+        self.known_names: list[str] = []
 
     def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
-        return propose_sub_questions(question, context, asked, n)
+        return propose_sub_questions(question, context, asked, n, known_names=self.known_names)
 
-    def reason(self, question: str, context: list[str]) -> tuple[str, bool]:
-        found = extractive_answer(question, context, self.max_sentences)
-        return found.answer, found.supported
+    def reason(self, question: str, context: list[str]) -> Reasoned:
+        found = reason(question, context, self.max_sentences, known_names=self.known_names)
+        return Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
 
 
 class LLMRationale:
-    """The LLM decomposes and reasons, through the one client (structured, validated output)."""
+    """The LLM decomposes and reasons, through the one client (structured, validated output).
+
+    The reasoner gets the context as numbered sentences and answers with the ids of the sentences
+    it rests on and a ``supported`` flag (``AnswerWithSupport``); an answer the client refuses
+    (not JSON, off the schema, supported without sentence ids of the context) is asked once more,
+    then the loop degrades to the offline reasoner."""
 
     name = "openai"
+    attempts = 2
 
     def __init__(self, client: LLMClient):
         self.client = client
@@ -181,9 +212,28 @@ class LLMRationale:
     def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
         return self.client.decompose(self.conversation, question, context, asked, n).questions
 
-    def reason(self, question: str, context: list[str]) -> tuple[str, bool]:
-        result = self.client.reason(self.conversation, question, context)
-        return result.answer, result.supported
+    def reason(self, question: str, context: list[str]) -> Reasoned:
+        sentences = [(sid, text) for sid, _p, text in number_sentences(context)]
+        for attempt in range(1, self.attempts + 1):
+            try:
+                result = self.client.reason_with_support(self.conversation, question, sentences)
+            except LLMError as exc:
+                if exc.kind != "schema" or attempt == self.attempts:
+                    raise
+                continue
+            answer = result.answer.lstrip("#").strip() or result.answer
+            if not result.supported:
+                answer = answer if answer.startswith(NO_ANSWER) else f"{NO_ANSWER} {answer}"
+            return Reasoned(answer, result.supported, list(result.sentence_ids))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _reasoned(value) -> Reasoned:
+    """A reasoner's return value as ``Reasoned`` (a plain ``(answer, supported)`` pair is accepted)."""
+    if isinstance(value, Reasoned):
+        return value
+    answer, supported = value
+    return Reasoned(answer, bool(supported))
 
 
 def rationale_for(settings, client: LLMClient | None = None):
@@ -219,8 +269,17 @@ class AtomicQuestionIndex:
         collections: list[str],
         embed_for: Callable | None = None,
         answers_in: dict[str, str] | None = None,
+        entity_chunks: dict[str, tuple[str, dict[str, list[str]]]] | None = None,
+        siblings: dict[str, list[str]] | None = None,
     ):
         from kg_pipelines.embedding import embedder_for
+
+        self.siblings = siblings or {}  # chunk_id -> the other chunks of its document
+
+        # node_key(entity name) -> (name, collection -> chunk ids mentioning it), from the snapshot's MENTIONS
+        # support: a sub-question naming entities is looked up among the chunks that mention them
+        self.entity_chunks = entity_chunks or {}
+        self.chunk_count = len({c for _n, by in self.entity_chunks.values() for ids in by.values() for c in ids})
 
         # question_id -> chunk_id along the graph's ANSWERS_IN edges (from the snapshot); without a
         # snapshot, the chunk_id each question row carries (the same link, written by the same stage)
@@ -233,8 +292,12 @@ class AtomicQuestionIndex:
         self.tables = {c: store.open("questions", c) for c in collections}
         self.chunk_tables = {c: store.open("chunks", c) for c in collections}
 
-    def search(self, sub_questions: list[str], k: int) -> dict[str, list[AtomicMatch]]:
-        """Per collection, the best ``k`` atomic questions of each sub-question, best first."""
+    def search(
+        self, sub_questions: list[str], k: int, gathered: set[str] = frozenset()
+    ) -> dict[str, list[AtomicMatch]]:
+        """Per collection, the best ``k`` atomic questions of each sub-question, best first; a
+        sub-question naming graph entities is looked up among the chunks not in ``gathered`` that
+        mention them (``linked_chunks``)."""
         found: dict[str, list[AtomicMatch]] = {}
         for collection in self.collections:
             table = self.tables.get(collection)
@@ -244,13 +307,14 @@ class AtomicQuestionIndex:
             vectors = self.embed_for(collection).embed(sub_questions)
             hits: list[AtomicMatch] = []
             for sub, vector in zip(sub_questions, vectors):
-                rows = (
-                    table.search(np.asarray(vector, dtype=np.float32))
-                    .metric("cosine")
-                    .limit(k)
-                    .select(["question_id", "chunk_id", "question", "_distance"])
-                    .to_list()
-                )
+                names, chunks = self.linked_chunks(sub, collection, gathered)
+                if names and not chunks:
+                    continue  # the graph knows what it names, and no chunk of this collection mentions it
+                query = table.search(np.asarray(vector, dtype=np.float32)).metric("cosine")
+                if chunks:
+                    listed = ", ".join(_quoted(c) for c in chunks)
+                    query = query.where(f"chunk_id IN ({listed})", prefilter=True)
+                rows = query.limit(k).select(["question_id", "chunk_id", "question", "_distance"]).to_list()
                 hits.extend(
                     AtomicMatch(
                         sub_question=sub,
@@ -259,12 +323,66 @@ class AtomicQuestionIndex:
                         chunk_id=self.answers_in.get(r["question_id"], r["chunk_id"]),
                         collection=collection,
                         score=round(1.0 - float(r["_distance"]), 4),
+                        linked=list(names) if chunks else [],
                     )
                     for r in rows
                 )
             hits.sort(key=lambda m: (-m.score, m.question_id))
             found[collection] = hits
         return found
+
+    def linked_chunks(
+        self, sub_question: str, collection: str, gathered: set[str] = frozenset()
+    ) -> tuple[list[str], list[str]]:
+        """The graph entities ``sub_question`` names (longest word runs first, as entity linking
+        does) and the chunks of ``collection`` that mention the most of them (at most
+        ``MAX_LINKED_CHUNKS``): ([], []) when it names no entity the graph knows, (names, []) when
+        no chunk of ``collection`` mentions them. Chunks in ``gathered`` are left out; when every
+        chunk naming them is gathered, the other chunks of those chunks' documents are the
+        candidates (a name in a document's title is what the whole document is about), and when
+        those are gathered too, nothing restricts the search."""
+        if not self.entity_chunks:
+            return [], []
+        from kg_pipelines.retrieval.entity_linking import FUNCTION_WORDS, question_words
+
+        words = question_words(sub_question)
+        found: list[tuple[str, list[str]]] = []
+        covered: set[int] = set()
+        for length in range(min(8, len(words)), 0, -1):
+            for start in range(len(words) - length + 1):
+                span = set(range(start, start + length))
+                run = words[start : start + length]
+                if covered & span or all(w.casefold() in FUNCTION_WORDS or len(w) < 2 for w in run):
+                    continue
+                entry = self.entity_chunks.get(node_key(" ".join(run)))
+                if entry is not None:
+                    covered |= span
+                    found.append(entry)
+        if not found:
+            return [], []
+        # each chunk scores the names it mentions, a rare name more (ln(1 + chunks / chunks naming
+        # it)); the best-scoring chunks of every collection are the candidates
+        total = max(1, self.chunk_count)
+        scores: dict[tuple[str, str], float] = {}
+        for _name, by_collection in found:
+            chunks = {(c, chunk) for c, ids in by_collection.items() for chunk in ids}
+            weight = math.log(1 + total / max(1, len(chunks)))
+            for key in chunks:
+                scores[key] = scores.get(key, 0.0) + weight
+        fresh = {key: v for key, v in scores.items() if key[1] not in gathered}
+        if not fresh:  # all gathered: the rest of their documents
+            fresh = {
+                (c, sibling): v
+                for (c, chunk), v in scores.items()
+                for sibling in self.siblings.get(chunk, ())
+                if sibling not in gathered
+            }
+            if not fresh:
+                return [], []
+        best = max(fresh.values())
+        chosen = sorted(chunk for (c, chunk), v in fresh.items() if c == collection and v >= best - 1e-9)
+        chosen = chosen[:MAX_LINKED_CHUNKS]
+        return ([name for name, _chunks in found], chosen)
 
     def chunk(self, collection: str, chunk_id: str) -> dict | None:
         table = self.chunk_tables.get(collection)
@@ -294,10 +412,14 @@ def answer_question(
     titles: dict[str, str] | None = None,
     embed_for: Callable | None = None,
     answers_in: dict[str, str] | None = None,
+    chunk_entities: dict[str, list[str]] | None = None,
+    entity_chunks: dict[str, tuple[str, dict[str, list[str]]]] | None = None,
+    siblings: dict[str, list[str]] | None = None,
 ) -> QAResult:
     """Answer ``question`` with the decomposer loop and the reasoner (see the module doc).
     ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
-    ANSWERS_IN edges (both from the graph snapshot)."""
+    ANSWERS_IN edges, ``chunk_entities``: chunk_id -> names of the entities the graph links to it
+    (all from the graph snapshot; the offline reasoner also finds those names in the text)."""
     rules = settings.rationale_qa
     store = store or VectorStore.for_settings(settings)
     known = available_collections(store)
@@ -315,12 +437,19 @@ def answer_question(
         result.stop_reason = "no collection has an atomic-question index yet (ingest documents first)"
         result.answer = f"{NO_ANSWER} No collection has been ingested yet."
         return result
-    index = AtomicQuestionIndex(store, settings, chosen, embed_for, answers_in)
+    index = AtomicQuestionIndex(store, settings, chosen, embed_for, answers_in, entity_chunks, siblings)
     titles = titles or {}
     gathered: list[ContextChunk] = []
     asked: list[str] = []
+    chunk_entities = chunk_entities or {}
+
+    def known_names(chunks: list[ContextChunk]) -> None:
+        if hasattr(rationale, "known_names"):
+            rationale.known_names = sorted({n for c in chunks for n in chunk_entities.get(c.chunk_id, ())})
+
     for iteration in range(1, rules.max_iterations + 1):
         texts = [c.text for c in gathered]
+        known_names(gathered)
         try:
             proposed = rationale.decompose(question, texts, asked, rules.sub_questions)
         except LLMError as exc:
@@ -338,7 +467,7 @@ def answer_question(
             round_.stop_reason = result.stop_reason = "the decomposer proposed nothing new"
             break
         asked.extend(sub_questions)
-        per_collection = index.search(sub_questions, rules.candidates_per_sub_question)
+        per_collection = index.search(sub_questions, rules.candidates_per_sub_question, {c.chunk_id for c in gathered})
         round_.matches = _best_per_sub_question(per_collection)
         have = {(c.collection, c.chunk_id) for c in gathered}
         fresh = {c: [m for m in hits if (c, m.chunk_id) not in have] for c, hits in per_collection.items()}
@@ -346,7 +475,7 @@ def answer_question(
         if selected is None:
             round_.stop_reason = result.stop_reason = "no atomic question leads to a chunk not gathered yet"
             break
-        if selected.score < rules.min_similarity:
+        if selected.score < rules.min_similarity and not selected.linked:
             round_.selected = selected
             round_.stop_reason = result.stop_reason = (
                 f"best match {selected.score:.3f} is below the similarity threshold {rules.min_similarity}"
@@ -379,19 +508,40 @@ def answer_question(
     result.context = context
     result.sources = _sources(context)
     texts = [c.text for c in context]
+    known_names(context)
+    reasoned = None
     if result.degraded is None:
         try:
-            result.answer, result.supported = rationale.reason(question, texts)
+            reasoned = _reasoned(rationale.reason(question, texts))
         except LLMError as exc:
             result.degraded = (
                 f"the reasoner failed ({exc.kind}: {exc.message}); the answer is extracted from the "
                 f"{len(context)} gathered chunk(s)"
             )
     if result.degraded is not None:
-        found = extractive_answer(question, texts, rules.max_answer_sentences)
-        result.answer, result.supported = found.answer, found.supported
-        result.answer = f"{result.answer} (Partial answer: {result.degraded}.)"
+        names = sorted({n for c in context for n in chunk_entities.get(c.chunk_id, ())})
+        found = reason(question, texts, rules.max_answer_sentences, known_names=names)
+        reasoned = Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
+        reasoned.answer = f"{reasoned.answer} (Partial answer: {result.degraded}.)"
+    result.answer = reasoned.answer.lstrip("#").strip() or NO_ANSWER
+    result.supported = reasoned.supported
+    result.answer_entity = reasoned.answer_entity
+    result.bridges = list(reasoned.bridges)
+    result.evidence = _evidence(context, reasoned.sentence_ids)
     return result
+
+
+def _evidence(context: list[ContextChunk], sentence_ids: list[str]) -> list[dict]:
+    """The cited sentences (ids ``p.s`` of ``number_sentences``) with their chunks."""
+    if not sentence_ids or not context:
+        return []
+    numbered = {sid: (p, text) for sid, p, text in number_sentences([c.text for c in context])}
+    out = []
+    for sid in sentence_ids:
+        if sid in numbered:
+            p, text = numbered[sid]
+            out.append({"id": sid, "chunk_id": context[p].chunk_id, "collection": context[p].collection, "text": text})
+    return out
 
 
 def _best_per_sub_question(per_collection: dict[str, list[AtomicMatch]]) -> list[AtomicMatch]:
@@ -410,6 +560,9 @@ def _select(fresh: dict[str, list[AtomicMatch]], question: str, settings) -> Ato
     lists = {c: hits for c, hits in fresh.items() if hits}
     if not lists:
         return None
+    linked = {c: [m for m in hits if m.linked] for c, hits in lists.items()}
+    if any(linked.values()):  # chunks the graph says mention what a sub-question names come first
+        lists = {c: hits for c, hits in linked.items() if hits}
     models = {settings.embedding_model_for(c) for c in lists}
     if len(models) == 1:  # one embedding space: similarities compare, the best one wins
         return min((hits[0] for hits in lists.values()), key=lambda m: (-m.score, m.collection, m.question_id))
@@ -523,6 +676,9 @@ def ask(
     snapshot = load_graph_snapshot(settings)
     titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
     answers_in = snapshot.derived("answers_in", _answers_in) if snapshot is not None else {}
+    chunk_entities = snapshot.derived("chunk_entities", _chunk_entities) if snapshot is not None else {}
+    entity_chunks = snapshot.derived("entity_chunks", _entity_chunks) if snapshot is not None else {}
+    siblings = snapshot.derived("chunk_siblings", _chunk_siblings) if snapshot is not None else {}
     store = VectorStore.for_settings(settings) if vectors_exist(settings) else None
     if store is None:  # nothing ingested: validate the request, then say so
         question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
@@ -545,6 +701,9 @@ def ask(
         store=store,
         titles=titles,
         answers_in=answers_in,
+        chunk_entities=chunk_entities,
+        entity_chunks=entity_chunks,
+        siblings=siblings,
     )
     if record and result.edge_ids:
         record_activations(settings, result.edge_ids, "qa")
@@ -568,3 +727,60 @@ def _answers_in(snapshot) -> dict[str, str]:
         for s, t in zip(sources, targets)
         if s.startswith("question:") and t.startswith("chunk:")
     }
+
+
+def _chunk_entities(snapshot) -> dict[str, list[str]]:
+    """chunk_id -> names of the entity nodes the chunk supports (the graph's own names for what the
+    chunk mentions, merged aliases included)."""
+    import pyarrow.compute as pc
+
+    nodes = snapshot.nodes.filter(pc.equal(snapshot.nodes.column("node_kind"), "entity"))
+    names = dict(zip(nodes.column("node_id").to_pylist(), nodes.column("name").to_pylist()))
+    support = snapshot.node_support
+    out: dict[str, list[str]] = {}
+    for node_id, chunk_id in zip(support.column("node_id").to_pylist(), support.column("chunk_id").to_pylist()):
+        name = names.get(node_id)
+        if name:
+            out.setdefault(chunk_id, []).append(name)
+    return out
+
+
+def _entity_chunks(snapshot) -> dict[str, tuple[str, dict[str, list[str]]]]:
+    """node_key(entity name) -> (name, collection -> chunk ids that mention it): the MENTIONS support
+    read the other way round (nodes of one name, typed differently, share one entry)."""
+    import pyarrow.compute as pc
+
+    nodes = snapshot.nodes.filter(pc.equal(snapshot.nodes.column("node_kind"), "entity"))
+    names = dict(zip(nodes.column("node_id").to_pylist(), nodes.column("name").to_pylist()))
+    support = snapshot.node_support
+    out: dict[str, tuple[str, dict[str, list[str]]]] = {}
+    for node_id, chunk_id, collection in zip(
+        support.column("node_id").to_pylist(),
+        support.column("chunk_id").to_pylist(),
+        support.column("collection").to_pylist(),
+    ):
+        name = names.get(node_id)
+        if not name:
+            continue
+        chunks = out.setdefault(node_key(name), (name, {}))[1].setdefault(collection, [])
+        if chunk_id not in chunks:
+            chunks.append(chunk_id)
+    return out
+
+
+def _chunk_siblings(snapshot) -> dict[str, list[str]]:
+    """chunk_id -> the other chunks of its document, in reading order."""
+    chunks = snapshot.chunks
+    by_document: dict[str, list[tuple[int, str]]] = {}
+    for chunk_id, document_id, seq in zip(
+        chunks.column("chunk_id").to_pylist(),
+        chunks.column("document_id").to_pylist(),
+        chunks.column("seq").to_pylist(),
+    ):
+        by_document.setdefault(document_id, []).append((seq or 0, chunk_id))
+    out: dict[str, list[str]] = {}
+    for members in by_document.values():
+        ordered = [c for _seq, c in sorted(members)]
+        for c in ordered:
+            out[c] = [o for o in ordered if o != c]
+    return out
