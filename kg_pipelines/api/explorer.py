@@ -34,7 +34,7 @@ from kg_pipelines.retrieval.graph_explorer import (
     neighbourhood,
     node_details,
 )
-from kg_pipelines.retrieval.graph_search import search_graph
+from kg_pipelines.retrieval.graph_search import search_graph, validate_search
 from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
 
 STATIC = Path(__file__).with_name("static")
@@ -212,10 +212,12 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
     ) -> Neighbourhood:
         """Start at the nodes ``term`` matches (graph search's matching, with its paths); at most
         ``limit`` nodes, strongest edges first; the paths are drawn whole."""
+        search_depth = min(depth + 1, search_rules.max_depth)
+        validate_search(term, search_depth, 10, settings)  # a blank term is a 400, whatever the graph holds
         snapshot = snapshot_or_none()
         if snapshot is None or snapshot.empty:
             return _empty(EMPTY)
-        found = search_graph(settings, term, min(depth + 1, search_rules.max_depth), 10, record=False)
+        found = search_graph(settings, term, search_depth, 10, record=False)
         paths = [
             ExplorerPath(lines=p.lines, edge_ids=p.edge_ids, node_ids=_path_nodes(p), score=p.score)
             for p in found.paths
