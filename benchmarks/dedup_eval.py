@@ -354,7 +354,8 @@ def biored(root: Path, sample: int | None = None) -> dict:
     ``entity_node_id``), described by the sentence of its first mention (as graph building does);
     two nodes are the same when their mentions share a database id. Candidates come from the real
     search (k nearest + same tokens), so the hard negatives are the siblings the embedding puts
-    near each other. ``sample``: that many abstracts."""
+    near each other. Mentions without a database id are left out (no gold says what they are).
+    ``sample``: that many abstracts."""
     from kg_pipelines.ingestion.names import node_key
 
     documents: dict[str, list[str]] = defaultdict(list)
@@ -396,7 +397,8 @@ def biored(root: Path, sample: int | None = None) -> dict:
     for key, found in ids.items():
         for db_id in found:
             groups[f"{key[0]}:{db_id}"].append(nodes[key]["node_id"])
-    listed = list(nodes.values())
+    # a mention without a database id (BioRED writes -) has no gold: left out
+    listed = [node for key, node in nodes.items() if ids.get(key)]
     return {"nodes": len(listed), **at_thresholds(scores_of(listed), gold_from_groups(groups))}
 
 

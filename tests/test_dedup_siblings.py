@@ -66,6 +66,12 @@ SIBLINGS = [
     ("Windows XP Home", "Windows XP Professional"),
     ("Photoshop CS3 for Mac", "Photoshop CS3 for Windows"),
     ("Office 2007", "Office 2010"),
+    # a member or subtype added to the family's name
+    ("AKT", "AKT1"),
+    ("glutathione peroxidase", "glutathione peroxidase 1"),
+    ("angiotensin II type 1 receptor", "angiotensin II type 1a receptor"),
+    ("SARS-CoV", "SARS-CoV-2"),
+    ("hepatitis", "hepatitis B"),
 ]
 
 SAME_THING = [
@@ -76,7 +82,7 @@ SAME_THING = [
     ("TNF-α", "TNF-alpha"),
     ("PPARγ", "PPARgamma"),
     ("Metformin", "Metformine"),
-    ("AKT", "AKT1"),
+    ("TNF", "TNF-alpha"),
     ("clip art 10 000", "clip art 10000"),
     ("Office X3 Professional", "Office X3 Pro"),
     ("consciousness_substrate", "consciousness substrate"),

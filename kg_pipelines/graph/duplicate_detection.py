@@ -288,15 +288,21 @@ def judge_pair(
 def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusions):
     """``keep_apart(a, b)`` for a merge pass: whether the two nodes a planned pair resolves to,
     through the pass's earlier merges, are kept apart by a person (NEVER_MERGE, ``distinct``) or
-    by the sibling-name rule. A person's ``same`` for exactly that pair lets it merge."""
-    named = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT node_id, node_type, name FROM kg_nodes").fetchall()}
+    by the sibling-name rule or a metadata conflict. A person's ``same`` for exactly that pair lets it
+    merge."""
+    named = {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute("SELECT node_id, node_type, name, metadata FROM kg_nodes").fetchall()
+    }
 
     def keep_apart(a: str, b: str) -> bool:
-        (type_a, name_a), (_, name_b) = named.get(a, ("", "")), named.get(b, ("", ""))
+        (type_a, name_a, meta_a), (_, name_b, meta_b) = named.get(a, ("", "", None)), named.get(b, ("", "", None))
         decided = exclusions.decision(a, b)
         if exclusions.never(type_a, name_a, name_b) or decided == DISTINCT:
             return True
-        return decided != SAME and sibling_difference(name_a, name_b) is not None
+        if decided == SAME:
+            return False
+        return sibling_difference(name_a, name_b) is not None or metadata_conflict(meta_a, meta_b) is not None
 
     return keep_apart
 

@@ -18,8 +18,11 @@ name has tokens in place of the other's:
 - different lengths: siblings when both sides hold only distinguishing tokens (``type 1a`` /
   ``type 2``).
 
-Only replacements count: a token one name adds (``AKT`` / ``AKT1``, ``HNF-6`` / ``hepatocyte
-nuclear factor-6``) is left to the name similarity and the score. The word lists (Greek letters,
+A stretch one name adds counts when it holds only numbers and single letters: it names a member
+or subtype of what the other names (glutathione peroxidase / glutathione peroxidase 1, type 1 /
+type 1a receptor, AKT / AKT1, SARS-CoV / SARS-CoV-2). Any other added word (a Greek letter:
+TNF / TNF-alpha, a variant word, ``HNF-6`` / ``hepatocyte nuclear factor-6``) is left to the name
+similarity and the score. The word lists (Greek letters,
 Roman numerals, variant words) are data files under ``kg_pipelines/graph/data/``, read once.
 """
 
@@ -34,6 +37,7 @@ from pathlib import Path
 DATA_DIR = Path(__file__).with_name("data")
 NUMBER, LETTER, GREEK, MARKER, SIGN, WORD = "number", "letter", "greek", "variant word", "sign", "word"
 DISTINGUISHING = frozenset({NUMBER, LETTER, GREEK, MARKER, SIGN})
+MEMBER = frozenset({NUMBER, LETTER})  # added alone, they name a member of a family (peroxidase 1)
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ ,\u202f\u00a0]\d{3})+(?![\d.,]?\d)")
 
 
@@ -129,9 +133,15 @@ def sibling_difference(name_a: str, name_b: str) -> str | None:
         return None
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        left, right = a[i1:i2], b[j1:j2]
+        if op in ("insert", "delete"):
+            added = left or right
+            if all(t[0] in MEMBER for t in added):
+                shown = " ".join(map(_shown, added))
+                return f"one name adds a number or letter: {shown} (a member or subtype of the other)"
+            continue
         if op != "replace":
             continue
-        left, right = a[i1:i2], b[j1:j2]
         if len(left) == len(right):
             for x, y in zip(left, right):
                 if x != y and x[0] in DISTINGUISHING and y[0] in DISTINGUISHING:
