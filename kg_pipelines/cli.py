@@ -971,6 +971,9 @@ def _wait_for_writers(settings: KGSettings) -> None:
 def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json: bool) -> None:
     """Find duplicate nodes (0.7 embedding + 0.2 name + 0.1 metadata, same type) and merge them.
 
+    Names that differ only by a number, a letter, a Greek letter, a variant word or a sign (FOXO1 /
+    FOXO4) are never merged, nor pairs a person or an unmerge marked distinct.
+
     Runs the Dagster job dedup_nodes (detect_duplicate_nodes with --dry-run) in-process, so the run
     shows in the UI; undo a merge with `kg-pipelines unmerge MERGE_ID`.
     """
@@ -998,8 +1001,8 @@ def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json:
     for p in pairs:
         click.echo(
             f"  {p['decision']:<12} {p['score']:.3f} (emb {p['embedding_similarity']:.3f}, name "
-            f"{p['name_similarity']:.3f}, meta {p['metadata_overlap']:.2f})  {p['name_a']!r} ~ {p['name_b']!r} "
-            f"[{p['node_type']}] {p['stage']}"
+            f"{p['name_similarity']:.3f}, meta {_meta_shown(p)})  {p['name_a']!r} ~ {p['name_b']!r} "
+            f"[{p['node_type']}] {p['stage']}: {p['reason']}"
         )
     if dry_run:
         click.echo("dry run: nothing merged")
@@ -1013,11 +1016,19 @@ def dedup(settings: KGSettings, dry_run: bool, threshold: float | None, as_json:
         click.echo(f"{review} grey-zone pair(s) wait for a person: write same or distinct in {path}")
 
 
+def _meta_shown(pair: dict) -> str:
+    return "none" if "not both nodes have metadata" in (pair.get("reason") or "") else f"{pair['metadata_overlap']:.2f}"
+
+
 @main.command()
 @click.argument("merge_id")
 @click.pass_obj
 def unmerge(settings: KGSettings, merge_id: str) -> None:
-    """Undo the merge MERGE_ID: both nodes, their links and provenance as they were before it."""
+    """Undo the merge MERGE_ID: both nodes, their links and provenance as they were before it.
+
+    The pair is written `distinct` in the decisions file (dedup.decisions_file) in the same
+    operation, so no later pass, periodic or at formation time, merges it again; write `same`
+    there to let it merge."""
     if not settings.warehouse_path.exists():
         raise click.ClickException(f"the graph in {settings.data_dir} is empty: no merge {merge_id}")
     conn = _open_warehouse(settings)
@@ -1040,7 +1051,9 @@ def unmerge(settings: KGSettings, merge_id: str) -> None:
     )
     if failures:
         sys.exit(1)
+    decisions = settings.data_dir / settings.dedup.decisions_file
     click.echo(f"unmerged {merge_id}: {found[0][0]!r} is back beside {found[0][1]!r}")
+    click.echo(f"recorded as distinct in {decisions}: no later pass merges them again")
 
 
 def _dedup_runs():

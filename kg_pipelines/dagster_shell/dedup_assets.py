@@ -26,10 +26,10 @@ from dagster import (
 from pydantic import Field
 
 from kg_pipelines.graph.graph_pictures import merge_pass_picture
-from kg_pipelines.graph.node_merging import unmerge
+from kg_pipelines.graph.node_merging import unmerge_as_distinct
 from kg_pipelines.graph.periodic_merging import merge_planned, plan_duplicates
 from kg_pipelines.stores.node_vectors import NodeVectors
-from kg_pipelines.stores.warehouse import fetch_dicts, transaction
+from kg_pipelines.stores.warehouse import fetch_dicts
 
 from .graph_health import graph_refresh_events, publish_graph_change
 from .metadata import definition_metadata, preview_table
@@ -120,8 +120,8 @@ def node_merges(context: AssetExecutionContext, kg: KGResource, config: NodeMerg
     with kg.warehouse() as conn:
         now = kg.now()
         if config.unmerge_ids:
-            with transaction(conn):
-                undone = [unmerge(conn, merge_id, now) for merge_id in config.unmerge_ids]
+            decisions = settings.data_dir / settings.dedup.decisions_file
+            undone = unmerge_as_distinct(conn, config.unmerge_ids, now, decisions)  # the pair stays apart
             published = publish_graph_change(conn, settings, now)
             for event in graph_refresh_events(conn, "unmerge", now, {"merges_undone": len(undone)}):
                 context.log_event(event)

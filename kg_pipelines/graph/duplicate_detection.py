@@ -2,18 +2,32 @@
 
 Candidates never come from the seed's O(N^2) loop: each node asks LanceDB ``graph_nodes`` for its
 k nearest nodes of the same type (an IVF index once the table is large, an exact scan below that),
-and nodes of one type with the same normalized name are paired directly. Each candidate pair then
+and nodes of one type whose names have the same tokens are paired directly. Each candidate pair then
 goes down the cascade:
 
-1. a person's word: a NEVER_MERGE pair or a pair marked ``distinct`` is kept apart, a pair marked
-   ``same`` merges (``merge_exclusions``);
-2. exact name: same type and the same normalized name (lower case, ``_`` as space): merge;
-3. fuzzy name: a name similarity too low for the pair to reach the grey zone even with identical
+1. a person's word: a NEVER_MERGE pair or a pair marked ``distinct`` (by hand, or by
+   ``kg-pipelines unmerge``) is kept apart, a pair marked ``same`` merges (``merge_exclusions``);
+2. sibling names: two names that differ only by a distinguishing token (a number, a single letter
+   or Roman numeral, a Greek letter, a variant word, a sign: FOXO1 / FOXO4, IL-6 / IL-10,
+   PPAR-alpha / PPAR-gamma) are kept apart whatever the embedding says (``sibling_names``), and
+   so are two records whose metadata holds two different whole numbers under one key (a year, a
+   date or an id: ``node_similarity.metadata_conflict``);
+3. exact name: same type and the same normalized name (lower case, ``_`` as space), or the same
+   tokens (``sibling_names.name_key``: HNF-6 / HNF6, TNF-α / TNF-alpha, Type II / type 2): merge,
+   unless both nodes carry metadata: then the score decides (an identical name reaches 0.95 with
+   at least half the metadata keys agreeing), since two records may share a title ("Guest
+   editorial") and be two things;
+4. fuzzy name: a name similarity too low for the pair to reach the grey zone even with identical
    vectors and metadata drops it before any further work (``node_similarity.name_floor``);
-4. the seed's score (0.7 embedding + 0.2 name + 0.1 metadata): at or above the threshold, merge;
-5. the grey zone [grey_zone_low, threshold): with an LLM provider configured, the LLM answers
+5. the seed's score (0.7 embedding + 0.2 name + 0.1 metadata; over embedding and name alone when
+   not both nodes have metadata, see ``node_similarity``): at or above the threshold, merge;
+6. the grey zone [grey_zone_low, threshold): with an LLM provider configured, the LLM answers
    same / different with a reason; offline (or when the LLM fails) the pair is left for a person
    (``needs_review``, appended to the decisions file by the caller).
+
+Periodic passes and formation-time dedup run this same cascade (formation time with no grey zone:
+only what scores at or above the threshold merges), and both check each merge again, as the
+nodes a pair resolves to through the pass's earlier merges, with ``keep_apart_check``.
 """
 
 from __future__ import annotations
@@ -32,12 +46,14 @@ from kg_pipelines.graph.node_similarity import (
     METADATA_WEIGHT,
     NAME_WEIGHT,
     NodeSimilarity,
+    metadata_conflict,
     metadata_of,
     metadata_overlap,
     name_floor,
     name_similarity,
     normalized_name,
 )
+from kg_pipelines.graph.sibling_names import name_key, sibling_difference
 from kg_pipelines.stores.node_vectors import NodeVectors
 
 MERGE, KEEP_APART, NEEDS_REVIEW = "merge", "keep_apart", "needs_review"
@@ -78,7 +94,7 @@ class CandidatePair:
             "name_b": self.node_b.name,
             "embedding_similarity": round(self.similarity.embedding, 6),
             "name_similarity": round(self.similarity.name, 6),
-            "metadata_overlap": round(self.similarity.metadata, 6),
+            "metadata_overlap": round(self.similarity.metadata or 0.0, 6),
             "score": round(self.score, 6),
             "stage": self.stage,
             "decision": self.decision,
@@ -200,10 +216,12 @@ def _quoted(value: str) -> str:
 
 
 def exact_name_pairs(nodes: dict[str, NodeRecord], only: set[str] | None = None) -> set[tuple[str, str]]:
-    """Nodes of one type with the same normalized name, each paired with the group's first id."""
+    """Nodes of one type whose names have the same tokens (``name_key``: the same normalized name
+    or the same name written with other case, hyphens, spaces, Greek symbols or numerals), each
+    paired with the group's first id."""
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for node in nodes.values():
-        groups[(node.node_type, normalized_name(node.name))].append(node.node_id)
+        groups[(node.node_type, name_key(node.name))].append(node.node_id)
     pairs = set()
     for ids in groups.values():
         if len(ids) < 2 or (only is not None and not only.intersection(ids)):
@@ -225,11 +243,12 @@ def judge_pair(
     pair, or why it is no candidate at all (``"name"``: the fuzzy name check, ``"score"``)."""
     decided = exclusions.decision(a.node_id, b.node_id)
     exact = normalized_name(a.name) == normalized_name(b.name)
+    same_tokens = exact or name_key(a.name) == name_key(b.name)
     floor = min(threshold, grey_low)
-    if not exact and decided is None and EMBEDDING_WEIGHT * embedding + NAME_WEIGHT + METADATA_WEIGHT < floor:
+    if not same_tokens and decided is None and EMBEDDING_WEIGHT * embedding + NAME_WEIGHT + METADATA_WEIGHT < floor:
         return "score"  # even a perfect name and metadata cannot lift it to the grey zone
     name = name_similarity(a.name, b.name)
-    if not exact and decided is None and name < name_floor(floor):
+    if not same_tokens and decided is None and name < name_floor(floor):
         return "name"  # fuzzy name check: cannot reach the grey zone whatever the vectors say
     similarity = NodeSimilarity(embedding, name, metadata_overlap(a.metadata, b.metadata))
     if exclusions.never(a.node_type, a.name, b.name):
@@ -238,16 +257,54 @@ def judge_pair(
         return CandidatePair(a, b, similarity, "person", KEEP_APART, "marked distinct in the decisions file")
     if decided == SAME:
         return CandidatePair(a, b, similarity, "person", MERGE, "confirmed same in the decisions file")
-    if exact:
+    sibling = sibling_difference(a.name, b.name)
+    if sibling is not None:
+        return CandidatePair(a, b, similarity, "sibling_names", KEEP_APART, sibling)
+    conflict = metadata_conflict(a.metadata, b.metadata)
+    if conflict is not None:
+        return CandidatePair(a, b, similarity, "metadata_conflict", KEEP_APART, conflict)
+    if exact and similarity.metadata is None:
         return CandidatePair(a, b, similarity, "exact_name", MERGE, "same type and same normalized name")
+    if same_tokens and similarity.metadata is None:
+        return CandidatePair(
+            a, b, similarity, "same_tokens", MERGE, "same type, the names differ only in case, hyphens or notation"
+        )
     total = similarity.total
+    over = " (over embedding and name: not both nodes have metadata)" if similarity.metadata is None else ""
     if total >= threshold:
-        return CandidatePair(a, b, similarity, "score", MERGE, f"score {total:.4f} >= threshold {threshold}")
+        return CandidatePair(a, b, similarity, "score", MERGE, f"score {total:.4f} >= threshold {threshold}{over}")
     if total >= grey_low:
         return CandidatePair(
-            a, b, similarity, "grey_zone", NEEDS_REVIEW, f"score {total:.4f} in the grey zone [{grey_low}, {threshold})"
+            a,
+            b,
+            similarity,
+            "grey_zone",
+            NEEDS_REVIEW,
+            f"score {total:.4f} in the grey zone [{grey_low}, {threshold}){over}",
         )
     return "score"
+
+
+def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusions):
+    """``keep_apart(a, b)`` for a merge pass: whether the two nodes a planned pair resolves to,
+    through the pass's earlier merges, are kept apart by a person (NEVER_MERGE, ``distinct``) or
+    by the sibling-name rule or a metadata conflict. A person's ``same`` for exactly that pair lets it
+    merge."""
+    named = {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute("SELECT node_id, node_type, name, metadata FROM kg_nodes").fetchall()
+    }
+
+    def keep_apart(a: str, b: str) -> bool:
+        (type_a, name_a, meta_a), (_, name_b, meta_b) = named.get(a, ("", "", None)), named.get(b, ("", "", None))
+        decided = exclusions.decision(a, b)
+        if exclusions.never(type_a, name_a, name_b) or decided == DISTINCT:
+            return True
+        if decided == SAME:
+            return False
+        return sibling_difference(name_a, name_b) is not None or metadata_conflict(meta_a, meta_b) is not None
+
+    return keep_apart
 
 
 def pair_cosines(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray], chunk: int = 20000) -> np.ndarray:
@@ -336,7 +393,7 @@ def detect_duplicates(
     cosines = pair_cosines(same_type, vectors)
     hopeful = EMBEDDING_WEIGHT * cosines + NAME_WEIGHT + METADATA_WEIGHT >= min(threshold, grey_zone_low)
     involved = {i for pair in same_type for i in pair}
-    normalized = {i: normalized_name(nodes[i].name) for i in involved}
+    normalized = {i: name_key(nodes[i].name) for i in involved}
     kept = [
         (pair, float(cosine))
         for pair, cosine, hope in zip(same_type, cosines.tolist(), hopeful.tolist())

@@ -19,7 +19,7 @@ from datetime import datetime
 
 import duckdb
 
-from kg_pipelines.graph.duplicate_detection import DEDUP_NODE_KINDS, MERGE, detect_duplicates
+from kg_pipelines.graph.duplicate_detection import DEDUP_NODE_KINDS, MERGE, detect_duplicates, keep_apart_check
 from kg_pipelines.graph.merge_exclusions import MergeExclusions
 from kg_pipelines.graph.node_merging import MergeOutcome, PlannedMerge, merge_pairs
 from kg_pipelines.stores.node_vectors import NodeVectors
@@ -85,9 +85,6 @@ def absorb_new_nodes(
             return (b, a) if a in new else (a, b)
         return (a, b) if (created.get(a), a) <= (created.get(b), b) else (b, a)
 
-    named = "FROM kg_nodes WHERE node_kind IN (SELECT unnest(?::VARCHAR[]))"
-    names = dict(conn.execute(f"SELECT node_id, name {named}", kinds).fetchall())
-    types = dict(conn.execute(f"SELECT node_id, node_type {named}", kinds).fetchall())
     with transaction(conn):
         report.merges = merge_pairs(
             conn,
@@ -95,7 +92,7 @@ def absorb_new_nodes(
             now,
             strategy="formation_time",
             origin="graph",
-            keep_apart=lambda a, b: exclusions.never(types.get(a, ""), names.get(a, ""), names.get(b, "")),
+            keep_apart=keep_apart_check(conn, exclusions),
             canonical_of=existing_absorbs,
         )
         conn.execute("DELETE FROM dedup_state WHERE name = ?", [CHECKED_UNTIL])

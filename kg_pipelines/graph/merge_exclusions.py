@@ -11,7 +11,10 @@ a comment. Names are compared lower-cased with ``_`` as a space::
 ``dedup_decisions.csv``, written by detection and completed by a person. Detection appends each
 grey-zone pair it cannot decide (offline, or the LLM failed) with an empty ``decision``; a person
 writes ``same`` (merge it at the next pass) or ``distinct`` (never propose it again). Columns:
-``node_a, node_b, name_a, name_b, score, decision, note``. Rows a person filled are never rewritten.
+``node_a, node_b, name_a, name_b, score, decision, note``. Rows a person filled are never rewritten
+by detection. ``kg-pipelines unmerge`` is a person's word too: it writes the pair it splits as
+``distinct`` (``record_distinct``, the same operation as the unmerge), so no later pass, periodic
+or at formation time, merges the two again; a person who changes their mind writes ``same``.
 """
 
 from __future__ import annotations
@@ -90,6 +93,35 @@ def read_decisions(path: Path) -> tuple[dict[tuple[str, str], str], list[dict]]:
 def load_exclusions(data_dir: Path, never_merge_file: str, decisions_file: str) -> MergeExclusions:
     decided, _ = read_decisions(data_dir / decisions_file)
     return MergeExclusions(read_never_merge(data_dir / never_merge_file), decided)
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=DECISION_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: row.get(c) or "" for c in DECISION_COLUMNS})
+    write_text_atomically(path, text.getvalue())
+
+
+def record_distinct(path: Path, pairs: list[dict], note: str) -> int:
+    """Mark each pair (dicts with node_a, node_b, name_a, name_b, optional score) ``distinct``: its
+    row is updated (whatever its decision was) or appended; the file is replaced atomically, other
+    rows kept as they are. Returns the rows written."""
+    _, rows = read_decisions(path)
+    by_pair = {_pair(r["node_a"], r["node_b"]): r for r in rows}
+    for pair in pairs:
+        row = by_pair.get(_pair(pair["node_a"], pair["node_b"]))
+        if row is None:
+            row = {c: pair.get(c, "") for c in DECISION_COLUMNS}
+            score = pair.get("score")
+            row["score"] = "" if score is None else f"{float(score):.4f}"
+            rows.append(row)
+            by_pair[_pair(pair["node_a"], pair["node_b"])] = row
+        row["decision"], row["note"] = DISTINCT, note
+    if pairs:
+        _write_rows(path, rows)
+    return len(pairs)
 
 
 def append_review_pairs(path: Path, pairs: list[dict]) -> int:

@@ -36,6 +36,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 
 import duckdb
 
@@ -454,6 +455,33 @@ def unmerge(conn: duckdb.DuckDBPyConnection, merge_id: str, now: datetime) -> di
     )
     conn.execute("UPDATE node_merges SET undone_at = ? WHERE merge_id = ?", [now, merge_id])
     return merge
+
+
+def unmerge_as_distinct(
+    conn: duckdb.DuckDBPyConnection, merge_ids: Sequence[str], now: datetime, decisions_path: Path
+) -> list[dict]:
+    """Undo the merges, newest first as given, and mark each split pair ``distinct`` in the
+    decisions file, as one operation: the file is written inside the transaction, before its
+    commit, so a failure anywhere leaves the graph as it was (a file written before a failed commit
+    only says distinct for a pair still merged: the retried unmerge writes it again). No later pass,
+    periodic or at formation time, merges the pair again (``duplicate_detection`` reads the file)."""
+    from kg_pipelines.graph.merge_exclusions import record_distinct
+    from kg_pipelines.stores.warehouse import transaction
+
+    with transaction(conn):
+        undone = [unmerge(conn, merge_id, now) for merge_id in merge_ids]
+        pairs = [
+            {
+                "node_a": m["canonical_id"],
+                "node_b": m["duplicate_id"],
+                "name_a": m["canonical_name"],
+                "name_b": m["duplicate_name"],
+                "score": m.get("score"),
+            }
+            for m in undone
+        ]
+        record_distinct(Path(decisions_path), pairs, f"unmerged ({', '.join(merge_ids)}): kept apart from now on")
+    return undone
 
 
 def _delete_one_support(conn: duckdb.DuckDBPyConnection, table: str, key: str, row: dict) -> None:

@@ -16,7 +16,13 @@ from pathlib import Path
 import duckdb
 
 from kg_pipelines.config import KGSettings
-from kg_pipelines.graph.duplicate_detection import MERGE, NEEDS_REVIEW, DetectionReport, detect_duplicates
+from kg_pipelines.graph.duplicate_detection import (
+    MERGE,
+    NEEDS_REVIEW,
+    DetectionReport,
+    detect_duplicates,
+    keep_apart_check,
+)
 from kg_pipelines.graph.merge_exclusions import append_review_pairs, load_exclusions
 from kg_pipelines.graph.node_merging import MergeOutcome, PlannedMerge, merge_pairs
 from kg_pipelines.stores.node_vectors import NodeVectors
@@ -92,12 +98,7 @@ def merge_planned(
     # a pair that resolves, through earlier merges of the pass, to two names a person keeps apart
     options = settings.dedup
     exclusions = load_exclusions(settings.data_dir, options.never_merge_file, options.decisions_file)
-    named = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT node_id, node_type, name FROM kg_nodes").fetchall()}
-
-    def keep_apart(a: str, b: str) -> bool:
-        (type_a, name_a), (_, name_b) = named.get(a, ("", "")), named.get(b, ("", ""))
-        return exclusions.never(type_a, name_a, name_b) or exclusions.decision(a, b) == "distinct"
-
+    keep_apart = keep_apart_check(conn, exclusions)
     with transaction(conn):
         report.merges = merge_pairs(conn, pairs, now, strategy=options.strategy, origin=origin, keep_apart=keep_apart)
     store.delete([m.duplicate_id for m in report.merges])

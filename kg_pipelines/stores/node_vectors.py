@@ -2,8 +2,13 @@
 
 The graph spans collections, so its node vectors do too: every node that names something
 (entities, imported nodes, wiki pages: any ``node_kind`` except ``chunk`` and ``question``, which
-have their own per-collection tables) is embedded from ``name. description`` with one model, the
-``node_embedding_model`` setting. Term search, duplicate detection and formation-time dedup read it.
+have their own per-collection tables) is embedded from what identifies it, with one model, the
+``node_embedding_model`` setting: its name, and ``name. description`` when the description is its
+own. A description several nodes share is not: graph building describes an entity by the first
+sentence of the text that mentions it, so siblings named in one sentence ("FOXO1 and FOXO4 are
+forkhead transcription factors ...") would all be embedded from that sentence, and their vectors
+would be near-identical (cosine ~0.99) whatever they are; each is embedded from its name alone
+then (``own_descriptions``). Term search, duplicate detection and formation-time dedup read it.
 
 ``sync_node_vectors`` makes the table match ``kg_nodes`` by difference: nodes whose text changed
 or that are new get (re-)embedded, nodes gone from the graph lose their row. It is stateless (the
@@ -33,6 +38,23 @@ def node_text(name: str, description: str | None) -> str:
     name = (name or "").replace("_", " ").strip()
     description = (description or "").strip()
     return f"{name}. {description}" if description and description != name else name
+
+
+def _description_key(description: str | None) -> str:
+    return " ".join((description or "").split()).casefold()
+
+
+def own_descriptions(rows: Iterable[tuple[str, str | None]]) -> dict[str, str | None]:
+    """node_id -> its description when no other node has the same one (white space and case
+    aside), else None: a shared description (the sentence several entities were found in) says
+    nothing about which of them a node is."""
+    rows = list(rows)
+    counts: dict[str, int] = {}
+    for _, description in rows:
+        key = _description_key(description)
+        if key:
+            counts[key] = counts.get(key, 0) + 1
+    return {node_id: (d if counts.get(_description_key(d), 0) == 1 else None) for node_id, d in rows}
 
 
 def text_hash(text: str) -> str:
@@ -166,10 +188,11 @@ def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embed
     ).fetchall()
     have = store.hashes()
     current = {row[0] for row in nodes}
+    own = own_descriptions((row[0], row[3]) for row in nodes)
     stale = [
-        {"node_id": n, "node_type": t, "name": name, "description": d, "node_kind": kind}
-        for n, t, name, d, kind in nodes
-        if have.get(n) != text_hash(node_text(name, d))
+        {"node_id": n, "node_type": t, "name": name, "description": own[n], "node_kind": kind}
+        for n, t, name, _, kind in nodes
+        if have.get(n) != text_hash(node_text(name, own[n]))
     ]
     gone = [node_id for node_id in have if node_id not in current]
     store.delete(gone)

@@ -342,10 +342,12 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "name_b": "Name of node_b.",
         "embedding_similarity": "Cosine similarity of the two node vectors (LanceDB graph_nodes).",
         "name_similarity": "1 - Levenshtein distance / longer length, on lower-cased names with `_` as space.",
-        "metadata_overlap": "Keys of either node's metadata with equal values on both / keys of either (1 when both "
-        "have none).",
-        "score": "The seed's score: 0.7 x embedding_similarity + 0.2 x name_similarity + 0.1 x metadata_overlap.",
-        "stage": "Cascade stage that decided: exact_name, fuzzy_name, score, grey_zone, llm, person, never_merge.",
+        "metadata_overlap": "Keys of either node's metadata whose values agree on both / keys of either (0 and not "
+        "counted unless both nodes have metadata).",
+        "score": "The seed's score: 0.7 x embedding_similarity + 0.2 x name_similarity + 0.1 x metadata_overlap; "
+        "(0.7 x embedding_similarity + 0.2 x name_similarity) / 0.9 when not both nodes have metadata.",
+        "stage": "Cascade stage that decided: never_merge, person, sibling_names, metadata_conflict, exact_name, "
+        "same_tokens, score, grey_zone, llm.",
         "decision": "merge, keep_apart, needs_review (grey zone, offline: for a person in the decisions file).",
         "reason": "Why: the rule, the LLM's answer or the person's decision.",
         "detected_at": "When the detection ran.",

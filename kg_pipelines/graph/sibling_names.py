@@ -1,0 +1,152 @@
+"""The distinguishing-token rule: two names that differ only where a sibling differs are distinct.
+
+FOXO1 / FOXO4, IL-6 / IL-10, Type 1 / Type 2 Diabetes, PPAR-alpha / PPAR-gamma, H1N1 / H3N2,
+TNF-α / TGF-β, ER+ / ER-, acute / chronic myeloid leukemia, iPhone 12 / iPhone 13: a family
+names its members by a number, a letter, a Roman numeral, a Greek letter, a variant word or a
+sign. An embedding reads such names (and the sentence they share) as one thing; they are not.
+
+Each name becomes a list of tokens: runs of letters and runs of digits (``H1N1`` is h 1 n 1), a
+Greek letter spelled or written as a symbol (``TNFα``, ``TNF-alpha`` and ``TNFalpha`` all end in
+``alpha``), and a sign (``+``, or ``-`` ending a word: ``CD8-``). Numbers compare by value and
+Roman numerals are numbers (``Type II`` is ``Type 2``); case, hyphens and spaces never count
+(``HNF-6`` is ``HNF6``). The two token lists are aligned (``difflib``); in each stretch where one
+name has tokens in place of the other's:
+
+- same length: any aligned pair of *distinguishing* tokens that differ (a number, a single letter,
+  a Greek letter, a variant word of ``data/variant_markers.txt``, a sign) makes the names
+  siblings (``TNF-α`` / ``TGF-β``: alpha against beta);
+- different lengths: siblings when both sides hold only distinguishing tokens (``type 1a`` /
+  ``type 2``).
+
+A stretch one name adds counts when it holds only numbers and single letters: it names a member
+or subtype of what the other names (glutathione peroxidase / glutathione peroxidase 1, type 1 /
+type 1a receptor, AKT / AKT1, SARS-CoV / SARS-CoV-2). Any other added word (a Greek letter:
+TNF / TNF-alpha, a variant word, ``HNF-6`` / ``hepatocyte nuclear factor-6``) is left to the name
+similarity and the score. The word lists (Greek letters,
+Roman numerals, variant words) are data files under ``kg_pipelines/graph/data/``, read once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import unicodedata
+from pathlib import Path
+
+DATA_DIR = Path(__file__).with_name("data")
+NUMBER, LETTER, GREEK, MARKER, SIGN, WORD = "number", "letter", "greek", "variant word", "sign", "word"
+DISTINGUISHING = frozenset({NUMBER, LETTER, GREEK, MARKER, SIGN})
+MEMBER = frozenset({NUMBER, LETTER})  # added alone, they name a member of a family (peroxidase 1)
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ ,\u202f\u00a0]\d{3})+(?![\d.,]?\d)")
+
+
+def _lines(name: str) -> list[list[str]]:
+    rows = []
+    for raw in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            rows.append(line.split())
+    return rows
+
+
+@functools.cache
+def greek_letters() -> dict[str, str]:
+    """Symbol or spelled name (lower case) -> spelled name."""
+    found = {}
+    for name, *symbols in _lines("greek_letters.txt"):
+        found[name.lower()] = name.lower()
+        found.update((s, name.lower()) for s in symbols)
+        found.update((s.lower(), name.lower()) for s in symbols)
+    return found
+
+
+@functools.cache
+def roman_numerals() -> dict[str, int]:
+    return {numeral.lower(): int(value) for numeral, value in _lines("roman_numerals.txt")}
+
+
+@functools.cache
+def variant_markers() -> dict[str, str]:
+    """Variant word (lower case) -> the first spelling of its line."""
+    return {word.lower(): row[0].lower() for row in _lines("variant_markers.txt") for word in row}
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    symbols = sorted((s for s in greek_letters() if len(s) == 1), key=len)
+    spelled = sorted({v for v in greek_letters().values()}, key=len, reverse=True)
+    symbol = re.compile("[-−]?[" + "".join(map(re.escape, symbols)) + "]")  # TNF-α as TNF alpha
+    # a Greek name glued to an upper-case stem: TNFalpha, PPARgamma, ERbeta (not "alphabet")
+    glued = re.compile(r"(?<=[A-Z])(" + "|".join(spelled) + r")(?=[^a-z]|$)")
+    # runs of letters, runs of digits, a plus sign, a minus ending a word (CD8-, not IL-6)
+    token = re.compile(r"[^\W\d_]+|\d+|[+±]|(?<=[^\W_])[-−](?=[\s)/,;]|$)")
+    return symbol, glued, token
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def tokens(name: str) -> tuple[tuple[str, object], ...]:
+    """The name's tokens as (kind, value): numbers by value, Roman numerals as numbers, Greek
+    letters by spelled name, case folded."""
+    symbol, glued, token = _patterns()
+    text = unicodedata.normalize("NFKC", name or "").replace("_", " ")
+    text = symbol.sub(lambda m: " " + greek_letters()[m.group(0)[-1]] + " ", text)
+    text = glued.sub(r" \1", text)
+    text = _THOUSANDS.sub(lambda m: re.sub(r"[ ,\u202f\u00a0]", "", m.group(0)), text)  # 10 000, 10,000
+    greek, roman, markers = greek_letters(), roman_numerals(), variant_markers()
+    out = []
+    for raw in token.findall(text):
+        low = raw.lower()
+        if raw.isdigit():
+            out.append((NUMBER, int(raw)))
+        elif raw in "+±-−":
+            out.append((SIGN, "-" if raw in "-−" else raw))
+        elif low in roman:
+            out.append((NUMBER, roman[low]))
+        elif low in greek:
+            out.append((GREEK, greek[low]))
+        elif len(low) == 1:
+            out.append((LETTER, low))
+        elif low in markers:
+            out.append((MARKER, markers[low]))
+        else:
+            out.append((WORD, low))
+    return tuple(out)
+
+
+def name_key(name: str) -> tuple:
+    """What two names written differently but the same share: their tokens (``HNF-6`` and
+    ``HNF6``, ``TNF-α`` and ``TNF-alpha``, ``Type II`` and ``type 2``); a name without letters or
+    digits keys on its lower-cased text."""
+    found = tokens(name)
+    return found if found else (("text", " ".join((name or "").lower().split())),)
+
+
+def _shown(token: tuple[str, object]) -> str:
+    return str(token[1])
+
+
+def sibling_difference(name_a: str, name_b: str) -> str | None:
+    """Why the two names are siblings (distinct whatever the embedding says), or None."""
+    a, b = tokens(name_a), tokens(name_b)
+    if a == b:
+        return None
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        left, right = a[i1:i2], b[j1:j2]
+        if op in ("insert", "delete"):
+            added = left or right
+            if all(t[0] in MEMBER for t in added):
+                shown = " ".join(map(_shown, added))
+                return f"one name adds a number or letter: {shown} (a member or subtype of the other)"
+            continue
+        if op != "replace":
+            continue
+        if len(left) == len(right):
+            for x, y in zip(left, right):
+                if x != y and x[0] in DISTINGUISHING and y[0] in DISTINGUISHING:
+                    return f"the names differ by a distinguishing token: {_shown(x)} / {_shown(y)} ({x[0]})"
+        elif all(t[0] in DISTINGUISHING for t in left + right):
+            shown_a, shown_b = " ".join(map(_shown, left)), " ".join(map(_shown, right))
+            return f"the names differ by distinguishing tokens: {shown_a} / {shown_b}"
+    return None
