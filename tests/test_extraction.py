@@ -76,7 +76,7 @@ def test_dedupe_per_chunk_merges_descriptions_and_splits_tags():
     assert rel["source_node_id"] == "compound:metformin" and rel["target_node_id"] == "protein:ampk"
     assert "In liver" in rel["description"]
     # duplicates are merged, not dropped
-    assert out.dropped == {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0}
+    assert out.dropped == {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0, "negated": 0}
 
 
 def _entity(name, etype="compound"):
@@ -115,7 +115,7 @@ def test_what_postprocessing_leaves_out_is_counted_by_reason():
     out = postprocess(result, CHUNK)
     assert [e["name"] for e in out.entities] == ["Metformin", "AMPK", "Diet-Induced Obesity"]
     assert [(r["source_name"], r["target_name"]) for r in out.relationships] == [("Metformin", "AMPK")]
-    assert out.dropped == {"empty_name": 2, "unknown_endpoint": 2, "self_loop": 2}
+    assert out.dropped == {"empty_name": 2, "unknown_endpoint": 2, "self_loop": 2, "negated": 0}
     assert tuple(out.dropped) == DROP_REASONS
 
 
@@ -124,7 +124,7 @@ def test_an_empty_answer_drops_nothing_and_still_reports_every_reason():
     assert (out.entities, out.relationships, out.dropped) == (
         [],
         [],
-        {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0},
+        {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0, "negated": 0},
     )
 
 
