@@ -404,3 +404,43 @@ def test_an_edge_between_two_typings_of_one_name_is_dropped_and_parallel_edges_f
     assert user["source_id"] == "compound:urolithin a" and user["created_by"] == "user"
     assert edge(conn, "RELATED:compound:urolithin a->gene:pink1")["support_count"] == 1
     assert dangling_edges(conn).passed
+
+
+def _cooccurrence_only(conn, doc: str) -> None:
+    conn.execute("UPDATE relationships SET tags = ['co-occurrence'] WHERE document_id = ?", [doc])
+
+
+@pytest.mark.parametrize("cued_first", [True, False])
+def test_a_bare_cooccurrence_supports_the_direction_a_cue_stated(conn, cued_first):
+    # "Berberine activates AMPK" in one document; "drugs that activate AMPK, including berberine" in another
+    cued = ("cued", [("Berberine", "compound"), ("AMPK", "protein")], [("Berberine", "AMPK")])
+    bare = ("bare", [("AMPK", "protein"), ("Berberine", "compound")], [("AMPK", "Berberine")])
+    for doc, entities, relations in (cued, bare) if cued_first else (bare, cued):
+        put_document(conn, doc, "c", entities, relations)
+        if doc == "bare":
+            _cooccurrence_only(conn, doc)
+        update_graph(conn, [doc], T0 + timedelta(days=1 if doc == (bare if cued_first else cued)[0] else 0))
+    forward = edge(conn, "RELATED:compound:berberine->protein:ampk")
+    assert edge(conn, "RELATED:protein:ampk->compound:berberine") is None
+    assert forward["support_count"] == 2 and forward["keywords"] == ["co-occurrence", "tag-cued"]
+    assert dangling_edges(conn).passed
+    # re-syncing the bare document does not bring the reversed edge back, nor reinforce again
+    strength = forward["strength"]
+    update_graph(conn, ["bare"], T0 + timedelta(days=3))
+    assert edge(conn, "RELATED:protein:ampk->compound:berberine") is None
+    assert edge(conn, "RELATED:compound:berberine->protein:ampk")["strength"] == pytest.approx(strength)
+    # without the cue, the co-occurrence keeps the pair's one edge, as a co-occurrence
+    remove_documents(conn, ["cued"], T0 + timedelta(days=4))
+    related = conn.execute("SELECT edge_id, keywords, support_count FROM kg_edges WHERE edge_type = 'RELATED'")
+    assert related.fetchall() == [("RELATED:compound:berberine->protein:ampk", ["co-occurrence"], 1)]
+    assert dangling_edges(conn).passed
+
+
+def test_two_bare_cooccurrences_keep_their_edges(conn):
+    put_document(conn, "a", "c", [("AMPK", "protein"), ("Berberine", "compound")], [("AMPK", "Berberine")])
+    put_document(conn, "b", "c", [("AMPK", "protein"), ("Berberine", "compound")], [("Berberine", "AMPK")])
+    _cooccurrence_only(conn, "a")
+    _cooccurrence_only(conn, "b")
+    update_graph(conn, ["a", "b"], T0)
+    assert edge(conn, "RELATED:protein:ampk->compound:berberine") is not None
+    assert edge(conn, "RELATED:compound:berberine->protein:ampk") is not None

@@ -22,6 +22,10 @@ goes), the existing node is re-keyed in the same transaction: its support rows m
 re-keyed or folded into the same edge of the new node, an edge between the two typings (a
 self-loop now) goes, node aliases follow (``_rekey_entity_nodes``).
 
+A RELATED edge supported only by bare co-occurrences (no relation cue between the two mentions)
+states no direction: when a cue states the reverse edge, the co-occurrences support that one
+(``_orient_cooccurrences``), so a pair shows one direction, the text's.
+
 Provenance lives in ``kg_node_support`` / ``kg_edge_support`` (one row per supporting chunk).
 Updating a set of documents replaces only their support rows:
 - nodes and edges that gain support are created if new (strength 0.5); an existing edge that gains
@@ -285,6 +289,7 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         "INSERT INTO kg_edge_support SELECT DISTINCT edge_id, document_id, chunk_id, collection, explanation, keywords "
         "FROM _new_edges"
     )
+    _orient_cooccurrences(conn)
 
     # nodes and edges that are new to the graph
     created_nodes = run(
@@ -375,6 +380,43 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         nodes_retyped=rekeyed_nodes,
         edges_retyped=rekeyed_edges,
     )
+
+
+def _orient_cooccurrences(conn: duckdb.DuckDBPyConnection) -> None:
+    """A co-occurrence states no direction: a RELATED edge all of whose support is a bare
+    co-occurrence gives that support to the reverse edge when a relation cue stated that one
+    ("Metformin activates AMPK" in one sentence, "drugs that activate AMPK, including metformin" in
+    another: one edge Metformin -> AMPK, not a second AMPK -> Metformin). Only edges of the update
+    (or the reverse of one) are looked at; the one left without support goes with the others."""
+    run = conn.execute
+    run(
+        """CREATE OR REPLACE TEMP TABLE _flip AS
+        WITH candidates AS (
+            SELECT DISTINCT edge_id, source_id, target_id FROM _new_edges WHERE edge_type = 'RELATED'
+            UNION
+            SELECT e.edge_id, e.source_id, e.target_id FROM kg_edges e
+            WHERE e.edge_type = 'RELATED'
+              AND 'RELATED:' || e.target_id || '->' || e.source_id IN (SELECT edge_id FROM _new_edges))
+        SELECT c.edge_id AS old_edge, coalesce(a.edge_id, r.reverse_id) AS new_edge
+        FROM (SELECT *, 'RELATED:' || target_id || '->' || source_id AS reverse_id FROM candidates) r
+        JOIN candidates c USING (edge_id)
+        LEFT JOIN edge_aliases a ON a.absorbed_edge_id = r.reverse_id
+        WHERE NOT EXISTS (SELECT 1 FROM kg_edge_support s
+                          WHERE s.edge_id = c.edge_id AND s.keywords <> ['co-occurrence'])
+          AND EXISTS (SELECT 1 FROM kg_edge_support s
+                      WHERE s.edge_id = coalesce(a.edge_id, r.reverse_id) AND s.keywords <> ['co-occurrence'])"""
+    )
+    if not run("SELECT count(*) FROM _flip").fetchone()[0]:
+        run("DROP TABLE IF EXISTS _flip")
+        return
+    run("UPDATE kg_edge_support SET edge_id = f.new_edge FROM _flip f WHERE kg_edge_support.edge_id = f.old_edge")
+    run(
+        """UPDATE _new_edges SET edge_id = f.new_edge, source_id = _new_edges.target_id,
+               target_id = _new_edges.source_id
+        FROM _flip f WHERE _new_edges.edge_id = f.old_edge"""
+    )
+    run("INSERT INTO _touched_edges SELECT old_edge FROM _flip UNION SELECT new_edge FROM _flip")
+    run("DROP TABLE IF EXISTS _flip")
 
 
 def _resolve_entity_types(conn: duckdb.DuckDBPyConnection) -> None:
