@@ -135,3 +135,12 @@ def test_a_title_is_no_entity_but_the_names_inside_it_are(text, inner):
     heading = text.split("\n", 1)[0].lstrip("# ").casefold()
     assert heading not in names
     assert inner.casefold() in names
+
+
+def test_a_heading_written_as_a_name_is_the_documents_entity_even_when_the_body_says_more():
+    text = "# Ilse Brandauer\n\nIlse Maria Brandauer (born 1948) is an Austrian ceramicist who works in Graz."
+    names = {e.entity_name: e.entity_type for e in extract(text).entities}
+    assert names.get("Ilse Brandauer") == "person"
+    # a descriptive heading is none, whatever its words
+    text = "# Ceramics in Postwar Graz\n\nIlse Maria Brandauer (born 1948) is an Austrian ceramicist."
+    assert "Ceramics in Postwar Graz" not in {e.entity_name for e in extract(text).entities}

@@ -31,9 +31,11 @@ MuSiQue); no entry exists because some document or test mentions it.
 Names stay whole: initials and particles belong to the name ("Robert A. Stemmle", "Ludwig van
 Beethoven"). A leading Markdown heading is the document's title (the graph's ``title`` node), not
 a mention: the names inside it are found like any others, and the whole heading is an entity only
-where the body writes it ("# Demon Dice" ... "Demon Dice is a 1988 film"), typed like the same name
-in the text or by the text's definition of it; never when it is a sentence (more than eight words)
-or pairs several entities ("# Metformin and AMPK", "# Akkermansia muciniphila and Metabolic Health").
+when it is a name: where the body writes it ("# Demon Dice" ... "Demon Dice is a 1988 film"), or when
+it is written as one ("# Terry Sanford": at most six words, capitalised but for name particles, no
+"and", comma or colon), typed like the same name in the text or by the text's definition of it;
+never when it is a sentence (more than eight words) or pairs several entities ("# Metformin and
+AMPK", "# Akkermansia muciniphila and Metabolic Health").
 
 Overlaps are resolved greedily: the longer span wins, then the lower tier, then the earlier one.
 "Long form (ABBR)" definitions (found as Schwartz and Hearst do) make the long form one mention,
@@ -1019,8 +1021,10 @@ class _Recogniser:
         others ("# Akkermansia muciniphila and Metabolic Health" holds the microbe), and the heading
         string as a whole becomes an entity only where the body writes it ("# Demon Dice" ... "Demon
         Dice is a 1988 film": those body mentions are the title's entity, typed like the same name in
-        the text or by the text's definition of it). A descriptive heading that pairs several
-        entities ("# Metformin and AMPK") or is a sentence (more than eight words) names none."""
+        the text or by the text's definition of it), or, when the body writes it otherwise ("James
+        Terry Sanford"), in the heading if the heading is written as a name (``_name_shaped``). A
+        descriptive heading that pairs several entities ("# Metformin and AMPK") or is a sentence
+        (more than eight words) names none."""
         if not self.sentences or not self.headings[0] or not self.tokens or self.tokens[0].sent != 0:
             return
         sentence = self.sentences[0]
@@ -1044,21 +1048,40 @@ class _Recogniser:
         if len(distinct) >= 2:
             return
         keys = [self.tokens[k].key for k in range(t0, t1)]
+        joiners = [_SPACE.sub(" ", self.joiners[k]) for k in range(t0, t1 - 1)]
         width = len(keys)
         occurrences = [
             b
             for b in range(t1, len(self.tokens) - width + 1)
             if not self.headings[self.tokens[b].sent]
+            and self.tokens[b + width - 1].sent == self.tokens[b].sent
             and [self.tokens[b + k].key for k in range(width)] == keys
-            and all(self.linked(b + k) for k in range(width - 1))
+            and [_SPACE.sub(" ", self.joiners[b + k]) for k in range(width - 1)] == joiners
         ]
-        if not occurrences:
-            return  # only the heading says it: the title node stands for it
+        if not occurrences and not self._name_shaped(t0, t1):
+            return  # a descriptive heading the body never writes: the title node stands for it
         surface = self.text[self.tokens[t0].start : self.tokens[t1 - 1].end]
         name = lx.display_name(surface)
         self.title_name = name
-        for b in occurrences:
+        for b in occurrences + ([t0] if self._name_shaped(t0, t1) else []):
             self.add(b, b + width, name, ("concept",), -1)
+
+    def _name_shaped(self, t0: int, t1: int) -> bool:
+        """A heading written as a name ("Terry Sanford", "Honolulu Rail Transit", "Battle of the
+        Bulge"): at most six words, capitalised or symbols but for name particles, joined by spaces or
+        hyphens only (no "and", comma, colon: "Akkermansia muciniphila and Metabolic Health" describes)."""
+        if t1 - t0 > 6:
+            return False
+        for k in range(t0, t1):
+            tok = self.tokens[k]
+            if k > t0 and self.joiners[k - 1].strip() not in ("", "-", "–"):
+                return False
+            if tok.key in ("and", "or", "vs", "versus") or tok.key in lx.CLAUSE_WORDS and tok.key not in ("of",):
+                return False
+            written_as_name = tok.text[:1].isupper() or tok.text[:1].isdigit()
+            if not (written_as_name or tok.key in lx.NAME_PARTICLES or tok.key == "the"):
+                return False
+        return True
 
     # resolution --------------------------------------------------------------------------------
     def resolve(self) -> list[Mention]:
@@ -1101,9 +1124,13 @@ class _Recogniser:
                     and self.tokens[c[0]].start >= body
                     and c[3] != ("concept",)
                     and c[4] <= 2
-                    and (key.startswith(c[2].casefold()) or c[2].casefold().startswith(key))
+                    and (
+                        key.startswith(c[2].casefold())
+                        or c[2].casefold().startswith(key)
+                        or _words_within(key.split(" "), c[2].casefold().split(" "))
+                    )
                 ):
-                    types = c[3]  # "Lester Smith" / "Lester W. Smith"
+                    types = c[3]  # "Lester Smith" / "Lester W. Smith", "Terry Sanford" / "James Terry Sanford"
                     break
         if types is None:
             for sentence in self.sentences[1:3]:
@@ -1311,6 +1338,15 @@ def _spells(abbr: str, long_form: str) -> bool:
         i -= 1
         j -= 1
     return True
+
+
+def _words_within(short: list[str], long: list[str]) -> bool:
+    """The words of ``short`` appear in ``long`` in order, ``long`` having more ("ilse brandauer"
+    within "ilse maria brandauer")."""
+    if len(short) < 2 or len(long) <= len(short):
+        return False
+    it = iter(long)
+    return all(word in it for word in short)
 
 
 def _head_types(head: str) -> tuple[str, ...] | None:
