@@ -444,3 +444,22 @@ def test_two_bare_cooccurrences_keep_their_edges(conn):
     update_graph(conn, ["a", "b"], T0)
     assert edge(conn, "RELATED:protein:ampk->compound:berberine") is not None
     assert edge(conn, "RELATED:compound:berberine->protein:ampk") is not None
+
+
+def test_a_title_names_the_entities_of_its_document_whose_names_it_holds_as_words(conn):
+    put_document(
+        conn,
+        "akk",
+        "c",
+        [("Akkermansia Muciniphila", "microbe"), ("Mucin", "compound"), ("Metabolic Syndrome", "disease")],
+        [("Akkermansia Muciniphila", "Mucin")],
+    )
+    title = "Akkermansia muciniphila and Metabolic Health"
+    conn.execute("UPDATE documents SET title = ? WHERE document_id = 'akk'", [title])
+    update_graph(conn, ["akk"], T0)
+    names = conn.execute("SELECT target_id FROM kg_edges WHERE edge_type = 'NAMES' ORDER BY 1").fetchall()
+    # whole words only: "Mucin" is inside "muciniphila", "Metabolic Syndrome" is not in the title
+    assert names == [("microbe:akkermansia muciniphila",)]
+    assert node(conn, "title:akkermansia muciniphila and metabolic health")["node_kind"] == "title"
+    entities = conn.execute("SELECT name FROM kg_nodes WHERE node_kind = 'entity' ORDER BY 1").fetchall()
+    assert entities == [("Akkermansia Muciniphila",), ("Metabolic Syndrome",), ("Mucin",)]

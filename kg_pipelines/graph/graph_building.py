@@ -4,7 +4,9 @@ Nodes: entities (node_type = entity type, keyed by normalized name and type, so 
 documents and collections), chunks, atomic questions, and document titles. Edges: RELATED
 (entity -> entity, from relationships), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk),
 TITLE_OF (title -> each chunk of the document) and NAMES (title -> the entity node of the same
-normalized name, whichever document it was extracted from).
+normalized name, whichever document it was extracted from, and title -> each entity of its own
+document whose name the title holds as whole words: "Akkermansia muciniphila and Metabolic Health"
+names Akkermansia Muciniphila; a title is never an entity itself).
 
 Why titles: a document's title names what it is about. A name found in one passage ("... born in
 Kraków") then leads, through the entity ``Kraków`` and the title node ``Kraków``, to the passage
@@ -63,6 +65,11 @@ _TITLE_NAME_KEY = (
     "'[-_\\s]+', ' ', 'g'))"
 )
 _ENTITY_KEY = "substr(e.node_id, strpos(e.node_id, ':') + 1)"
+
+
+def _words(expr: str) -> str:
+    """SQL: the lower-case words of a text, one space between them (punctuation dropped)."""
+    return f"trim(regexp_replace(lower(coalesce({expr}, '')), '[^a-z0-9+\\p{{Greek}}]+', ' ', 'g'))"
 
 
 def _key_of(column: str) -> str:
@@ -137,6 +144,13 @@ _EDGE_SOURCES = f"""
           FROM documents d JOIN chunks c USING (document_id)) t
       ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
     WHERE e.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'NAMES', 'title:' || {_TITLE_KEY}, m.node_id, 'a document is titled ' || d.title, []::VARCHAR[],
+           e.collection, e.document_id, e.chunk_id
+    FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id JOIN documents d USING (document_id)
+    WHERE e.document_id IN (SELECT document_id FROM _docs) AND {_TITLE_KEY} <> ''
+      AND ' ' || {_words("d.title")} || ' ' LIKE '% ' || {_words(_ENTITY_KEY)} || ' %'
+      AND {_words(_ENTITY_KEY)} <> ''
 """
 
 
