@@ -30,8 +30,12 @@ def test_no_entity_is_named_like_a_document_title(demo):
     assert len(titles) >= 10
     entities = {node_key(n): i for i, n in demo.rows("SELECT node_id, name FROM kg_nodes WHERE node_kind = 'entity'")}
     assert not titles & set(entities), sorted(titles & set(entities))
-    # titles are title nodes, linked to the entities named inside them only by NAMES when whole
+    # titles are title nodes, linked by NAMES to the entities whose names they hold
     assert demo.one("SELECT count(*) FROM kg_nodes WHERE node_kind = 'title'") == len(titles)
+    assert demo.rows(
+        "SELECT target_id FROM kg_edges WHERE edge_type = 'NAMES' AND source_id = ?",
+        ["title:akkermansia muciniphila and metabolic health"],
+    ) == [("microbe:akkermansia muciniphila",)]
 
 
 def test_a_name_is_one_node_of_its_most_specific_type(demo):
