@@ -78,6 +78,12 @@ def test_the_same_statements_without_negation_are_relations(text, source, target
             "produces",
         ),
         (
+            "Palmitoylethanolamide is a lipid mediator produced by mast cells.",
+            "Mast Cells",
+            "Palmitoylethanolamide",
+            "produces",
+        ),
+        (
             "Butyrate is produced by Roseburia intestinalis and Eubacterium rectale.",
             "Eubacterium Rectale",
             "Butyrate",

@@ -1701,6 +1701,18 @@ def _relation(a: Analysis, text: str, items, source_item, target_item, built, de
         agent = _passive_agent(text, primary, mt.start, a, items) if passive_form else False
         if agent:
             passive = True  # the direction holds even when the link is indirect
+        else:
+            # a later participle with its agent: "X is a lipid mediator produced by Y" (Y produces X),
+            # when no other entity stands between X and it
+            for hit in between[1:]:
+                if (
+                    hit.verbal
+                    and hit.surface.lower().endswith("ed")
+                    and not any(ms.end <= m.start and m.end <= hit.start and k not in (ks, kt) for m, k in items)
+                    and _passive_agent(text, hit, mt.start, a, items)
+                ):
+                    passive = True
+                    break
         if (
             is_negated
             or others
