@@ -2,6 +2,7 @@
 
 import pytest
 
+from kg_pipelines.entity_types import resolve_type_conflict
 from kg_pipelines.ingestion.extraction import DROP_REASONS, entity_node_id, normalize_name, postprocess, split_tags
 from kg_pipelines.llm.client import LLMClient, LLMCounters, LLMError
 from kg_pipelines.llm.schemas import EntitiesRelationships
@@ -76,7 +77,7 @@ def test_dedupe_per_chunk_merges_descriptions_and_splits_tags():
     assert rel["source_node_id"] == "compound:metformin" and rel["target_node_id"] == "protein:ampk"
     assert "In liver" in rel["description"]
     # duplicates are merged, not dropped
-    assert out.dropped == {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0}
+    assert out.dropped == {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0, "negated": 0}
 
 
 def _entity(name, etype="compound"):
@@ -115,7 +116,7 @@ def test_what_postprocessing_leaves_out_is_counted_by_reason():
     out = postprocess(result, CHUNK)
     assert [e["name"] for e in out.entities] == ["Metformin", "AMPK", "Diet-Induced Obesity"]
     assert [(r["source_name"], r["target_name"]) for r in out.relationships] == [("Metformin", "AMPK")]
-    assert out.dropped == {"empty_name": 2, "unknown_endpoint": 2, "self_loop": 2}
+    assert out.dropped == {"empty_name": 2, "unknown_endpoint": 2, "self_loop": 2, "negated": 0}
     assert tuple(out.dropped) == DROP_REASONS
 
 
@@ -124,7 +125,7 @@ def test_an_empty_answer_drops_nothing_and_still_reports_every_reason():
     assert (out.entities, out.relationships, out.dropped) == (
         [],
         [],
-        {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0},
+        {"empty_name": 0, "unknown_endpoint": 0, "self_loop": 0, "negated": 0},
     )
 
 
@@ -202,3 +203,72 @@ def test_split_tags():
         "abundance",
         "supplementation",
     ]
+
+
+def test_a_name_given_two_types_in_one_answer_is_one_entity_of_the_specific_type():
+    result = EntitiesRelationships.model_validate(
+        {
+            "entities": [
+                _entity("Palmitoylethanolamide", "concept"),
+                _entity("palmitoylethanolamide", "compound"),
+                _entity("Mast Cells", "cell_type"),
+                _entity("TFEB", "protein"),
+                _entity("TFEB", "gene"),
+                _entity("tfeb", "gene"),
+            ],
+            "relationships": [_rel("Palmitoylethanolamide", "Mast Cells"), _rel("TFEB", "Mast Cells")],
+        }
+    )
+    out = postprocess(result, CHUNK)
+    assert [(e["name"], e["entity_type"], e["node_id"]) for e in out.entities] == [
+        ("Palmitoylethanolamide", "compound", "compound:palmitoylethanolamide"),
+        ("Mast Cells", "cell_type", "cell_type:mast cells"),
+        ("TFEB", "gene", "gene:tfeb"),  # two gene votes to one protein
+    ]
+    assert [r["source_node_id"] for r in out.relationships] == ["compound:palmitoylethanolamide", "gene:tfeb"]
+
+
+@pytest.mark.parametrize(
+    "votes, expected",
+    [
+        ({"concept": 5, "compound": 1}, "compound"),  # any specific type beats the fallback
+        ({"gene": 1, "protein": 2}, "protein"),  # the type given most often
+        ({"protein": 1, "gene": 1}, "gene"),  # a tie: the earlier type of TYPE_PRECEDENCE
+        ({"compound": 1, "geroprotector": 1}, "geroprotector"),  # a longevity refinement before its base type
+        ({"concept": 2}, "concept"),
+        ({"spaceship": 1, "concept": 3}, "spaceship"),  # a configured type the order does not know
+    ],
+)
+def test_type_conflict_rule(votes, expected):
+    assert resolve_type_conflict(votes) == expected
+
+
+@pytest.mark.parametrize(
+    "keywords, dropped",
+    [
+        (["does not bind"], True),
+        (["no effect"], True),
+        (["fails to activate"], True),
+        (["binds", "negated"], True),
+        (["not only increases"], False),
+        (["activates"], False),
+        (["notch signalling", "knockout"], False),  # a word that starts like a cue is none
+    ],
+)
+def test_a_relationship_whose_keywords_negate_it_is_dropped_and_counted(keywords, dropped):
+    result = EntitiesRelationships.model_validate(
+        {
+            "entities": [_entity("Palmitoylethanolamide"), _entity("CB1", "protein")],
+            "relationships": [
+                {
+                    "source_entity": "Palmitoylethanolamide",
+                    "target_entity": "CB1",
+                    "relationship_keywords": keywords,
+                    "relationship_description": "Palmitoylethanolamide and CB1.",
+                }
+            ],
+        }
+    )
+    out = postprocess(result, CHUNK)
+    assert len(out.relationships) == (0 if dropped else 1)
+    assert out.dropped["negated"] == (1 if dropped else 0)

@@ -4,7 +4,9 @@ Nodes: entities (node_type = entity type, keyed by normalized name and type, so 
 documents and collections), chunks, atomic questions, and document titles. Edges: RELATED
 (entity -> entity, from relationships), MENTIONS (chunk -> entity), ANSWERS_IN (question -> chunk),
 TITLE_OF (title -> each chunk of the document) and NAMES (title -> the entity node of the same
-normalized name, whichever document it was extracted from).
+normalized name, whichever document it was extracted from, and title -> each entity of its own
+document whose name the title holds as whole words: "Akkermansia muciniphila and Metabolic Health"
+names Akkermansia Muciniphila; a title is never an entity itself).
 
 Why titles: a document's title names what it is about. A name found in one passage ("... born in
 Kraków") then leads, through the entity ``Kraków`` and the title node ``Kraków``, to the passage
@@ -12,6 +14,19 @@ about that name, which is what multi-hop retrieval needs (see ``retrieval/graph_
 A title node is keyed by ``node_key`` of the title (``title:<key>``), so documents sharing a title
 share it. A NAMES edge is supported by the title's document and by each document whose entity
 carries the name, so whichever side is synced later creates it, and either side's support keeps it.
+
+One node per name: a name extracted with several types (``Oleoylethanolamide`` a ``compound`` in
+one chunk, the fallback ``concept`` in another) is one node of the type decided over every chunk
+that extracted it: a specific type beats ``concept``; between specific types the one given in most
+chunks wins, a tie goes to the earlier type of ``entity_types.TYPE_PRECEDENCE``. When the decision
+changes (a later document types a ``concept`` as ``compound``, or the last document giving a type
+goes), the existing node is re-keyed in the same transaction: its support rows move, its edges are
+re-keyed or folded into the same edge of the new node, an edge between the two typings (a
+self-loop now) goes, node aliases follow (``_rekey_entity_nodes``).
+
+A RELATED edge supported only by bare co-occurrences (no relation cue between the two mentions)
+states no direction: when a cue states the reverse edge, the co-occurrences support that one
+(``_orient_cooccurrences``), so a pair shows one direction, the text's.
 
 Provenance lives in ``kg_node_support`` / ``kg_edge_support`` (one row per supporting chunk).
 Updating a set of documents replaces only their support rows:
@@ -33,6 +48,7 @@ from datetime import datetime
 
 import duckdb
 
+from kg_pipelines.entity_types import FALLBACK_TYPE, TYPE_PRECEDENCE
 from kg_pipelines.stores.warehouse import delete_where_in, insert_rows, transaction
 
 INITIAL_STRENGTH = 0.5
@@ -50,13 +66,24 @@ _TITLE_NAME_KEY = (
 )
 _ENTITY_KEY = "substr(e.node_id, strpos(e.node_id, ':') + 1)"
 
+
+def _words(expr: str) -> str:
+    """SQL: the lower-case words of a text, one space between them (punctuation dropped)."""
+    return f"trim(regexp_replace(lower(coalesce({expr}, '')), '[^a-z0-9+\\p{{Greek}}]+', ' ', 'g'))"
+
+
+def _key_of(column: str) -> str:
+    """SQL: the ``node_key`` part of an entity node id (``<type>:<key>``)."""
+    return f"substr({column}, strpos({column}, ':') + 1)"
+
+
 # (node_id, kind, type, name, description, topic_key, collection, document_id, chunk_id)
 # An entity whose node was merged into another (node_aliases, written by dedup merges) supports the
 # node that absorbed it, so re-ingesting its document never brings the duplicate back.
 _NODE_SOURCES = f"""
-    SELECT coalesce(al.canonical_id, e.node_id), 'entity', e.entity_type, e.name, e.description,
-           'type:' || e.entity_type, e.collection, e.document_id, e.chunk_id
-    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
+    SELECT m.node_id, 'entity', m.entity_type, e.name, e.description,
+           'type:' || m.entity_type, e.collection, e.document_id, e.chunk_id
+    FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id
     WHERE e.document_id IN (SELECT document_id FROM _docs)
     UNION ALL
     SELECT 'chunk:' || c.chunk_id, 'chunk', 'chunk',
@@ -78,17 +105,15 @@ _NODE_SOURCES = f"""
 
 # (edge_type, source_id, target_id, explanation, keywords, collection, document_id, chunk_id)
 _EDGE_SOURCES = f"""
-    SELECT 'RELATED', coalesce(sa.canonical_id, r.source_node_id), coalesce(ta.canonical_id, r.target_node_id),
-           r.description, r.tags, r.collection, r.document_id, r.chunk_id
+    SELECT 'RELATED', sm.node_id, tm.node_id, r.description, r.tags, r.collection, r.document_id, r.chunk_id
     FROM relationships r
-    LEFT JOIN node_aliases sa ON sa.alias_id = r.source_node_id
-    LEFT JOIN node_aliases ta ON ta.alias_id = r.target_node_id
-    WHERE r.document_id IN (SELECT document_id FROM _docs)
-      AND coalesce(sa.canonical_id, r.source_node_id) <> coalesce(ta.canonical_id, r.target_node_id)
+    JOIN _node_id_map sm ON sm.raw_id = r.source_node_id
+    JOIN _node_id_map tm ON tm.raw_id = r.target_node_id
+    WHERE r.document_id IN (SELECT document_id FROM _docs) AND sm.node_id <> tm.node_id
     UNION ALL
-    SELECT 'MENTIONS', 'chunk:' || e.chunk_id, coalesce(al.canonical_id, e.node_id), e.description, []::VARCHAR[],
+    SELECT 'MENTIONS', 'chunk:' || e.chunk_id, m.node_id, e.description, []::VARCHAR[],
            e.collection, e.document_id, e.chunk_id
-    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
+    FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id
     WHERE e.document_id IN (SELECT document_id FROM _docs)
     UNION ALL
     SELECT 'ANSWERS_IN', 'question:' || q.question_id, 'chunk:' || q.chunk_id, q.question, []::VARCHAR[],
@@ -108,17 +133,24 @@ _EDGE_SOURCES = f"""
                  any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
           FROM chunks c JOIN documents d USING (document_id)
           WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id) t
-    JOIN (SELECT DISTINCT coalesce(al.canonical_id, e.node_id) AS node_id, {_ENTITY_KEY} AS entity_key
-          FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id) e
+    JOIN (SELECT DISTINCT m.node_id, {_ENTITY_KEY} AS entity_key
+          FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id) e
       ON e.entity_key = t.title_key OR (e.entity_key = t.name_key AND t.name_key <> '')
     UNION ALL
-    SELECT 'NAMES', 'title:' || t.title_key, coalesce(al.canonical_id, e.node_id),
+    SELECT 'NAMES', 'title:' || t.title_key, m.node_id,
            'a document is titled ' || t.title, []::VARCHAR[], e.collection, e.document_id, e.chunk_id
-    FROM entities e LEFT JOIN node_aliases al ON al.alias_id = e.node_id
+    FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id
     JOIN (SELECT DISTINCT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
           FROM documents d JOIN chunks c USING (document_id)) t
       ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
     WHERE e.document_id IN (SELECT document_id FROM _docs)
+    UNION ALL
+    SELECT 'NAMES', 'title:' || {_TITLE_KEY}, m.node_id, 'a document is titled ' || d.title, []::VARCHAR[],
+           e.collection, e.document_id, e.chunk_id
+    FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id JOIN documents d USING (document_id)
+    WHERE e.document_id IN (SELECT document_id FROM _docs) AND {_TITLE_KEY} <> ''
+      AND ' ' || {_words("d.title")} || ' ' LIKE '% ' || {_words(_ENTITY_KEY)} || ' %'
+      AND {_words(_ENTITY_KEY)} <> ''
 """
 
 
@@ -134,6 +166,8 @@ class GraphReport:
     edges_total: int
     removed_documents: list[str] = field(default_factory=list)
     synced_documents: list[str] = field(default_factory=list)
+    nodes_retyped: int = 0  # entity nodes re-keyed to the type their name resolved to (type conflicts)
+    edges_retyped: int = 0  # edges moved with them (re-keyed, folded into an existing edge, or a dropped self-loop)
 
     def add(self, other: GraphReport) -> GraphReport:
         """This report followed by ``other`` (totals are ``other``'s: it came last)."""
@@ -147,6 +181,8 @@ class GraphReport:
             other.nodes_total,
             other.edges_total,
             self.removed_documents + other.removed_documents,
+            nodes_retyped=self.nodes_retyped + other.nodes_retyped,
+            edges_retyped=self.edges_retyped + other.edges_retyped,
         )
 
 
@@ -223,6 +259,8 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         "CREATE OR REPLACE TEMP TABLE _docs AS SELECT DISTINCT unnest(?::VARCHAR[]) AS document_id",
         [list(document_ids)],
     )
+    _resolve_entity_types(conn)
+    rekeyed_nodes, rekeyed_edges = _rekey_entity_nodes(conn)
     run(
         "CREATE OR REPLACE TEMP TABLE _prev_edge_docs AS SELECT DISTINCT edge_id, document_id FROM kg_edge_support "
         "WHERE document_id IN (SELECT document_id FROM _docs)"
@@ -231,7 +269,11 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         "CREATE OR REPLACE TEMP TABLE _touched_nodes AS SELECT DISTINCT node_id FROM kg_node_support "
         "WHERE document_id IN (SELECT document_id FROM _docs)"
     )
-    run("CREATE OR REPLACE TEMP TABLE _touched_edges AS SELECT DISTINCT edge_id FROM _prev_edge_docs")
+    run(
+        "CREATE OR REPLACE TEMP TABLE _touched_edges AS SELECT DISTINCT edge_id FROM _prev_edge_docs "
+        "UNION SELECT new_edge FROM _edge_rekey"
+    )
+    run("INSERT INTO _touched_nodes SELECT DISTINCT new_id FROM _rekey")
     run("DELETE FROM kg_node_support WHERE document_id IN (SELECT document_id FROM _docs)")
     run("DELETE FROM kg_edge_support WHERE document_id IN (SELECT document_id FROM _docs)")
 
@@ -261,6 +303,7 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         "INSERT INTO kg_edge_support SELECT DISTINCT edge_id, document_id, chunk_id, collection, explanation, keywords "
         "FROM _new_edges"
     )
+    _orient_cooccurrences(conn)
 
     # nodes and edges that are new to the graph
     created_nodes = run(
@@ -325,7 +368,19 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
 
     _refresh_derived(conn, now)
     nodes_after, edges_after = _totals(conn)
-    for temp in ("_docs", "_prev_edge_docs", "_touched_nodes", "_touched_edges", "_new_nodes", "_new_edges"):
+    for temp in (
+        "_docs",
+        "_prev_edge_docs",
+        "_touched_nodes",
+        "_touched_edges",
+        "_new_nodes",
+        "_new_edges",
+        "_type_keys",
+        "_entity_type",
+        "_node_id_map",
+        "_rekey",
+        "_edge_rekey",
+    ):
         run(f"DROP TABLE IF EXISTS {temp}")
     return GraphReport(
         documents=len(set(document_ids)),
@@ -336,7 +391,191 @@ def apply_document_support(conn: duckdb.DuckDBPyConnection, document_ids: Sequen
         edges_deleted=deleted_edges,
         nodes_total=nodes_after,
         edges_total=edges_after,
+        nodes_retyped=rekeyed_nodes,
+        edges_retyped=rekeyed_edges,
     )
+
+
+def _orient_cooccurrences(conn: duckdb.DuckDBPyConnection) -> None:
+    """A co-occurrence states no direction: a RELATED edge all of whose support is a bare
+    co-occurrence gives that support to the reverse edge when a relation cue stated that one
+    ("Metformin activates AMPK" in one sentence, "drugs that activate AMPK, including metformin" in
+    another: one edge Metformin -> AMPK, not a second AMPK -> Metformin). Only edges of the update
+    (or the reverse of one) are looked at; the one left without support goes with the others."""
+    run = conn.execute
+    run(
+        """CREATE OR REPLACE TEMP TABLE _flip AS
+        WITH candidates AS (
+            SELECT DISTINCT edge_id, source_id, target_id FROM _new_edges WHERE edge_type = 'RELATED'
+            UNION
+            SELECT e.edge_id, e.source_id, e.target_id FROM kg_edges e
+            WHERE e.edge_type = 'RELATED'
+              AND 'RELATED:' || e.target_id || '->' || e.source_id IN (SELECT edge_id FROM _new_edges))
+        SELECT c.edge_id AS old_edge, coalesce(a.edge_id, r.reverse_id) AS new_edge
+        FROM (SELECT *, 'RELATED:' || target_id || '->' || source_id AS reverse_id FROM candidates) r
+        JOIN candidates c USING (edge_id)
+        LEFT JOIN edge_aliases a ON a.absorbed_edge_id = r.reverse_id
+        WHERE NOT EXISTS (SELECT 1 FROM kg_edge_support s
+                          WHERE s.edge_id = c.edge_id AND s.keywords <> ['co-occurrence'])
+          AND EXISTS (SELECT 1 FROM kg_edge_support s
+                      WHERE s.edge_id = coalesce(a.edge_id, r.reverse_id) AND s.keywords <> ['co-occurrence'])"""
+    )
+    if not run("SELECT count(*) FROM _flip").fetchone()[0]:
+        run("DROP TABLE IF EXISTS _flip")
+        return
+    run("UPDATE kg_edge_support SET edge_id = f.new_edge FROM _flip f WHERE kg_edge_support.edge_id = f.old_edge")
+    run(
+        """UPDATE _new_edges SET edge_id = f.new_edge, source_id = _new_edges.target_id,
+               target_id = _new_edges.source_id
+        FROM _flip f WHERE _new_edges.edge_id = f.old_edge"""
+    )
+    run("INSERT INTO _touched_edges SELECT old_edge FROM _flip UNION SELECT new_edge FROM _flip")
+    run("DROP TABLE IF EXISTS _flip")
+
+
+def _resolve_entity_types(conn: duckdb.DuckDBPyConnection) -> None:
+    """``_entity_type`` (key, entity_type): the one type of each name the update touches, and
+    ``_node_id_map`` (raw_id, node_id, entity_type): the node each extracted entity id goes to.
+
+    A name's type is decided over every chunk that extracted it (``entities``, all documents), by
+    ``entity_types.type_order``: a specific type beats ``concept``, then the type given in most
+    chunks, then ``TYPE_PRECEDENCE``, then the type's name. The names touched are those of the
+    documents' entities, of the entity nodes they supported before, and of their titles (NAMES)."""
+    run = conn.execute
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _type_keys AS
+        SELECT DISTINCT {_key_of("node_id")} AS key FROM entities WHERE document_id IN (SELECT document_id FROM _docs)
+        UNION SELECT {_key_of("s.node_id")} FROM kg_node_support s JOIN kg_nodes n USING (node_id)
+              WHERE s.document_id IN (SELECT document_id FROM _docs) AND n.node_kind = 'entity'
+        UNION SELECT {_TITLE_KEY} FROM documents d WHERE d.document_id IN (SELECT document_id FROM _docs)
+        UNION SELECT {_TITLE_NAME_KEY} FROM documents d WHERE d.document_id IN (SELECT document_id FROM _docs)"""
+    )
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _entity_type AS
+        SELECT key, entity_type FROM (
+            SELECT key, entity_type, row_number() OVER (
+                PARTITION BY key
+                ORDER BY entity_type = ?, votes DESC,
+                         coalesce(list_position(?::VARCHAR[], entity_type), 1000000), entity_type) AS pick
+            FROM (SELECT {_key_of("node_id")} AS key, entity_type, count(*) AS votes FROM entities
+                  WHERE {_key_of("node_id")} IN (SELECT key FROM _type_keys) GROUP BY ALL))
+        WHERE pick = 1""",
+        [FALLBACK_TYPE, list(TYPE_PRECEDENCE)],
+    )
+    # an id merged away by dedup (node_aliases) goes to the node that absorbed it: the resolved id's
+    # alias first, then the id as extracted
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _node_id_map AS
+        SELECT raw_id, node_id, split_part(node_id, ':', 1) AS entity_type FROM (
+        SELECT r.raw_id, coalesce(a1.canonical_id, a0.canonical_id, r.resolved_id) AS node_id
+        FROM (SELECT DISTINCT ids.raw_id, coalesce(et.entity_type || ':' || et.key, ids.raw_id) AS resolved_id
+              FROM (SELECT node_id AS raw_id FROM entities WHERE {_key_of("node_id")} IN (SELECT key FROM _type_keys)
+                    UNION SELECT source_node_id FROM relationships
+                          WHERE document_id IN (SELECT document_id FROM _docs)
+                    UNION SELECT target_node_id FROM relationships
+                          WHERE document_id IN (SELECT document_id FROM _docs)) ids
+              LEFT JOIN _entity_type et ON et.key = {_key_of("ids.raw_id")}) r
+        LEFT JOIN node_aliases a1 ON a1.alias_id = r.resolved_id
+        LEFT JOIN node_aliases a0 ON a0.alias_id = r.raw_id)"""
+    )
+
+
+def _rekey_entity_nodes(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """Move each pipeline-made entity node whose name now resolves to another type (``_entity_type``)
+    to the node of that type: its support rows follow, its edges are re-keyed (``<type>:<src>-><tgt>``)
+    or folded into the same edge of the new node (support moves, activation counts add up, the
+    higher strength stays), an edge between the two becomes a self-loop and goes, and node aliases
+    follow. The node keeps its state (created_at, energy, merge history) when no node of the new type
+    exists yet. Returns (nodes, edges) moved; writes ``_rekey`` and ``_edge_rekey`` for the caller."""
+    run = conn.execute
+    run(
+        f"""CREATE OR REPLACE TEMP TABLE _rekey AS
+        SELECT n.node_id AS old_id, et.entity_type || ':' || et.key AS new_id, et.entity_type AS new_type
+        FROM kg_nodes n JOIN _entity_type et ON et.key = {_key_of("n.node_id")}
+        WHERE n.node_kind = 'entity' AND n.created_by = 'pipeline'
+          AND n.node_id <> et.entity_type || ':' || et.key
+          AND n.node_id NOT IN (SELECT alias_id FROM node_aliases)"""
+    )
+    run(
+        """CREATE OR REPLACE TEMP TABLE _edge_rekey AS
+        SELECT e.edge_id AS old_edge, e.edge_type, e.source_id AS old_source, e.target_id AS old_target,
+               coalesce(s.new_id, e.source_id) AS new_source, coalesce(t.new_id, e.target_id) AS new_target,
+               CASE WHEN e.edge_id = e.edge_type || ':' || e.source_id || '->' || e.target_id
+                    THEN e.edge_type || ':' || coalesce(s.new_id, e.source_id) || '->'
+                         || coalesce(t.new_id, e.target_id)
+                    ELSE e.edge_id END AS new_edge
+        FROM kg_edges e LEFT JOIN _rekey s ON s.old_id = e.source_id LEFT JOIN _rekey t ON t.old_id = e.target_id
+        WHERE s.old_id IS NOT NULL OR t.old_id IS NOT NULL"""
+    )
+    moved = run("SELECT count(*) FROM _rekey").fetchone()[0]
+    if not moved:
+        return 0, 0
+    edges = run("SELECT count(*) FROM _edge_rekey").fetchone()[0]
+    # an edge already there by type and endpoints (whatever its id) absorbs the moved one
+    run(
+        """UPDATE _edge_rekey SET new_edge = x.edge_id FROM kg_edges x
+        WHERE x.edge_type = _edge_rekey.edge_type AND x.source_id = _edge_rekey.new_source
+          AND x.target_id = _edge_rekey.new_target AND x.edge_id NOT IN (SELECT old_edge FROM _edge_rekey)"""
+    )
+    # self-loops (an edge between the two typings of one name) go with their support
+    run("DELETE FROM kg_edge_support WHERE edge_id IN (SELECT old_edge FROM _edge_rekey WHERE new_source = new_target)")
+    run("DELETE FROM kg_edges WHERE edge_id IN (SELECT old_edge FROM _edge_rekey WHERE new_source = new_target)")
+    run("DELETE FROM _edge_rekey WHERE new_source = new_target")
+    # edges folded into one that stays: it keeps its state, adds the activations, keeps the higher strength
+    run(
+        """UPDATE kg_edges SET activation_count = kg_edges.activation_count + g.activations,
+               strength = greatest(kg_edges.strength, g.strength), protected = kg_edges.protected OR g.protected
+        FROM (SELECT r.new_edge, sum(e.activation_count) AS activations, max(e.strength) AS strength,
+                     bool_or(e.protected) AS protected
+              FROM _edge_rekey r JOIN kg_edges e ON e.edge_id = r.old_edge
+              WHERE r.new_edge <> r.old_edge GROUP BY r.new_edge) g
+        WHERE kg_edges.edge_id = g.new_edge AND kg_edges.edge_id NOT IN (SELECT old_edge FROM _edge_rekey)"""
+    )
+    # edges re-keyed to an id not yet in the graph: the moved rows, several folded into one
+    run(
+        """INSERT INTO kg_edges
+        SELECT r.new_edge, any_value(r.new_source), any_value(r.new_target), any_value(e.edge_type), max(e.strength),
+               sum(e.activation_count)::INTEGER, min(e.created_at), max(e.last_activated_at),
+               max(e.last_reinforced_at), arg_min(e.created_by, e.created_at), bool_or(e.protected),
+               arg_min(e.explanation, e.created_at), list_sort(list_distinct(flatten(list(e.keywords)))),
+               NULL, NULL, sum(e.support_count)::INTEGER
+        FROM _edge_rekey r JOIN kg_edges e ON e.edge_id = r.old_edge
+        WHERE r.new_edge <> r.old_edge AND r.new_edge NOT IN (SELECT edge_id FROM kg_edges)
+        GROUP BY r.new_edge"""
+    )
+    run(
+        """UPDATE kg_edge_support SET edge_id = r.new_edge FROM _edge_rekey r
+        WHERE kg_edge_support.edge_id = r.old_edge AND r.new_edge <> r.old_edge"""
+    )
+    run(
+        """UPDATE edge_aliases SET edge_id = r.new_edge FROM _edge_rekey r
+        WHERE edge_aliases.edge_id = r.old_edge AND r.new_edge <> r.old_edge"""
+    )
+    run("DELETE FROM kg_edges WHERE edge_id IN (SELECT old_edge FROM _edge_rekey WHERE new_edge <> old_edge)")
+    # an edge that keeps its id (not of the id pattern) gets its new endpoints
+    run(
+        """UPDATE kg_edges SET source_id = r.new_source, target_id = r.new_target FROM _edge_rekey r
+        WHERE kg_edges.edge_id = r.old_edge AND r.new_edge = r.old_edge"""
+    )
+    # the nodes: moved whole when the new id is free (the oldest of several), else folded into it
+    run(
+        """INSERT INTO kg_nodes
+        SELECT r.new_id, n.node_kind, r.new_type, n.name, n.description, 'type:' || r.new_type, n.energy,
+               n.base_weight, n.support_count, n.created_by, n.created_at, n.updated_at, n.metadata, n.merge_history
+        FROM _rekey r JOIN kg_nodes n ON n.node_id = r.old_id
+        WHERE r.new_id NOT IN (SELECT node_id FROM kg_nodes)
+        QUALIFY row_number() OVER (PARTITION BY r.new_id ORDER BY n.created_at, n.node_id) = 1"""
+    )
+    run("UPDATE kg_node_support SET node_id = r.new_id FROM _rekey r WHERE kg_node_support.node_id = r.old_id")
+    run("UPDATE node_aliases SET canonical_id = r.new_id FROM _rekey r WHERE node_aliases.canonical_id = r.old_id")
+    run("DELETE FROM kg_nodes WHERE node_id IN (SELECT old_id FROM _rekey)")
+    run(
+        """UPDATE kg_edges SET source_topic_key = sn.topic_key, target_topic_key = tn.topic_key
+        FROM kg_nodes sn, kg_nodes tn
+        WHERE kg_edges.edge_id IN (SELECT new_edge FROM _edge_rekey)
+          AND sn.node_id = kg_edges.source_id AND tn.node_id = kg_edges.target_id"""
+    )
+    return moved, edges
 
 
 def _refresh_derived(conn: duckdb.DuckDBPyConnection, now: datetime) -> None:

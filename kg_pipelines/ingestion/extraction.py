@@ -4,11 +4,16 @@ The LLM (any provider) returns ``EntitiesRelationships`` validated against the s
 Post-processing then, per chunk:
 - normalizes names: trims surrounding punctuation and white space, title-cases ordinary words
   (tokens with digits or inner capitals, such as SIRT1, mTORC1 or NAD+, are kept as written);
-- deduplicates entities by (name, type), merging the descriptions of near-duplicates;
+- deduplicates entities by name, merging the descriptions of near-duplicates; a name given two
+  types in one answer is one entity of the winning type (``entity_types.resolve_type_conflict``:
+  a specific type beats ``concept``, then the type given most often, then a fixed order);
 - splits relationship keywords into individual lower-case tags for downstream search;
-- deduplicates relationships by (source, target), uniting keywords and descriptions.
+- deduplicates relationships by (source, target), uniting keywords and descriptions;
+- leaves out a relationship the text negates: a keyword that is a negation ("does not bind",
+  "no effect", "negated"; the cues of ``offline/data/negation_cues.txt``), counted as ``negated``.
 Entities become graph nodes keyed by normalized (name, type), so the same entity found in two
-documents is one node.
+documents is one node; graph building gives a name found with several types across chunks one
+node of the winning type by the same rule.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kg_pipelines.entity_types import resolve_type_conflict
 from kg_pipelines.ingestion.names import EDGE_PUNCT as _EDGE_PUNCT
 from kg_pipelines.ingestion.names import entity_node_id, node_key, normalize_name  # noqa: F401 (re-exported)
 from kg_pipelines.llm.schemas import EntitiesRelationships
+from kg_pipelines.offline.cue_words import NEGATION
 
 _TAG_SPLIT = re.compile(r"[,;/|]+")
 _SPACE = re.compile(r"\s+")
@@ -42,7 +49,14 @@ def _merge_description(current: str, new: str) -> str:
     return f"{current} {new}"
 
 
-DROP_REASONS = ("empty_name", "unknown_endpoint", "self_loop")
+DROP_REASONS = ("empty_name", "unknown_endpoint", "self_loop", "negated")
+
+
+def is_negated_keyword(keyword: str) -> bool:
+    """A relationship keyword that says the relation does not hold ("does not bind", "no effect",
+    "negated"): the negation cues of ``offline/data/negation_cues.txt``, "not only" excepted."""
+    keyword = NEGATION["ignore"].sub(" ", keyword.replace("’", "'"))
+    return bool(NEGATION["gap"].search(keyword) or NEGATION["clause"].search(keyword)) or "negated" in keyword.lower()
 
 
 def _no_drops() -> dict[str, int]:
@@ -59,7 +73,9 @@ class ChunkExtraction:
     #   entities (the schema already requires endpoints to name extracted entities, so only an
     #   endpoint naming an entity dropped for an empty name gets here);
     # ``self_loop``: relationships whose two endpoints are the same entity after normalization
-    #   ("AMPK" -> "ampk", or "Diet-induced obesity" -> "diet induced obesity").
+    #   ("AMPK" -> "ampk", or "Diet-induced obesity" -> "diet induced obesity");
+    # ``negated``: relationships the text negates (a keyword such as "does not bind"): a negated
+    #   statement is no relation X -> Y.
     dropped: dict[str, int] = field(default_factory=_no_drops)
 
 
@@ -67,19 +83,20 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
     """Rows for ``entities`` and ``relationships`` from one chunk's validated LLM answer, and the
     counts of what was left out (``ChunkExtraction.dropped``); duplicates are merged, not dropped."""
     dropped = _no_drops()
-    entities: dict[tuple[str, str], dict] = {}
-    type_of_name: dict[str, str] = {}
+    entities: dict[str, dict] = {}  # node_key(name) -> row
+    votes: dict[str, dict[str, int]] = {}  # node_key(name) -> type -> how often the answer gives it
     for entity in result.entities:
         name = normalize_name(entity.entity_name)
         if not name:
             dropped["empty_name"] += 1
             continue
-        key = (node_key(name), entity.entity_type)
+        key = node_key(name)
+        types = votes.setdefault(key, {})
+        types[entity.entity_type] = types.get(entity.entity_type, 0) + 1
         if key in entities:
             row = entities[key]
             row["description"] = _merge_description(row["description"], entity.entity_description)
             continue
-        type_of_name.setdefault(node_key(name), entity.entity_type)
         entities[key] = {
             "entity_id": f"{chunk['chunk_id']}/e{len(entities):03d}",
             "chunk_id": chunk["chunk_id"],
@@ -88,9 +105,12 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
             "name": name,
             "entity_type": entity.entity_type,
             "description": entity.entity_description,
-            "node_id": entity_node_id(name, entity.entity_type),
         }
-    name_of = {key[0]: row["name"] for key, row in entities.items()}
+    type_of_name: dict[str, str] = {}
+    for key, row in entities.items():
+        row["entity_type"] = type_of_name[key] = resolve_type_conflict(votes[key])
+        row["node_id"] = entity_node_id(row["name"], row["entity_type"])
+    name_of = {key: row["name"] for key, row in entities.items()}
     relationships: dict[tuple[str, str], dict] = {}
     for rel in result.relationships:
         source, target = node_key(normalize_name(rel.source_entity)), node_key(normalize_name(rel.target_entity))
@@ -99,6 +119,9 @@ def postprocess(result: EntitiesRelationships, chunk: dict) -> ChunkExtraction:
             continue
         if source == target:
             dropped["self_loop"] += 1
+            continue
+        if any(is_negated_keyword(k) for k in rel.relationship_keywords):
+            dropped["negated"] += 1
             continue
         key = (source, target)
         if key in relationships:

@@ -14,7 +14,12 @@ EXTRACT_SYSTEM = (
     "Names are title-cased; every relationship's source_entity and target_entity must be the "
     "entity_name of an extracted entity. Descriptions must be grounded strictly in the chunk text "
     "(quote or closely paraphrase it) and never empty. relationship_keywords are short tags "
-    "(for example 'increases', 'supplementation'). Answer as JSON matching the schema."
+    "(for example 'increases', 'supplementation'). A relationship follows the sentence: source_entity "
+    "is the subject of the verb, also in the passive ('Y is activated by X' and 'activation of Y by X' "
+    "give source X, target Y). Leave out what the text negates ('X does not bind Y', 'no effect of X "
+    "on Y', 'X was not associated with Y'): it is no relationship. Items of one list ('A, B and C "
+    "reduce D') are not related to each other, only to what the sentence says about them. "
+    "Answer as JSON matching the schema."
 )
 
 QUESTIONS_SYSTEM = (

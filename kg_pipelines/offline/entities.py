@@ -29,9 +29,13 @@ MuSiQue); no entry exists because some document or test mentions it.
    used alone ("Lawson" after "Nigella Lawson") is the person's.
 
 Names stay whole: initials and particles belong to the name ("Robert A. Stemmle", "Ludwig van
-Beethoven"). A leading Markdown heading is the document's title and an entity of it ("# Demon
-Dice"), typed like the same name in the text or by the text's definition of it, unless it is a
-sentence (more than eight words) or pairs several entities ("# Metformin and AMPK").
+Beethoven"). A leading Markdown heading is the document's title (the graph's ``title`` node), not
+a mention: the names inside it are found like any others, and the whole heading is an entity only
+when it is a name: where the body writes it ("# Demon Dice" ... "Demon Dice is a 1988 film"), or when
+it is written as one ("# Terry Sanford": at most six words, capitalised but for name particles, no
+"and", comma or colon), typed like the same name in the text or by the text's definition of it;
+never when it is a sentence (more than eight words) or pairs several entities ("# Metformin and
+AMPK", "# Akkermansia muciniphila and Metabolic Health").
 
 Overlaps are resolved greedily: the longer span wins, then the lower tier, then the earlier one.
 "Long form (ABBR)" definitions (found as Schwartz and Hearst do) make the long form one mention,
@@ -45,16 +49,20 @@ name (case-insensitive); a later mention that types a ``concept`` upgrades it. T
 an entity is the first statement that mentions it, verbatim with white space collapsed.
 
 Relationships link entities that share a sentence (headings are skipped): mentions joined only by
-", ", "and" or "or" form a list, and list items are never related to each other; each item is
-related to the items of the neighbouring lists, and the sentence's first list to the later ones
-(at most six pairs a sentence). The keywords are the relation cues *between* the two mentions only
-(a cue inside a hyphenated word, "double-blind", is none); a pair with no cue gets
-``co-occurrence`` (the graph may give it a lower strength); a negation between them adds
-``negated``. A passive verb reverses the direction: "butyrate is produced by F. prausnitzii"
-gives F. prausnitzii --produces--> butyrate. Each relationship also remembers its first cue and
-whether it links the two directly (no other entity, clause break, second verb or negation
-between them), which the question generator uses to decide between "What does A activate?" and
-the safe "How is A related to B?".
+", ", "and" or "or", or by such separators around short items that are no entities ("Metformin,
+prebiotic fibre, polyphenols and OEA"), form a list, and list items are never related to each
+other; each item is related to the items of the neighbouring lists, and the sentence's first list
+to the later ones (at most six pairs a sentence). The keywords are the relation cues *between* the
+two mentions only (a cue inside a hyphenated word, "double-blind", is none); a pair with no cue
+gets ``co-occurrence`` (the graph may give it a lower strength). A negated pair (``negated``: a cue
+of ``data/negation_cues.txt`` between them, "X does not bind Y", or before them in their clause,
+"no effect of X on Y") is kept for the question generator but never reaches the graph
+(``extraction_payload`` leaves it out). The source is the subject of the verb: a passive
+("butyrate is produced by F. prausnitzii", "AMPK activation by metformin", "the activation of
+AMPK by metformin") makes the agent the source: F. prausnitzii --produces--> butyrate. Each
+relationship also remembers its first cue and whether it links the two directly (no other entity,
+clause break, second verb or negation between them), which the question generator uses to decide
+between "What does A activate?" and the safe "How is A related to B?".
 """
 
 from __future__ import annotations
@@ -216,7 +224,15 @@ _LOSS_OF = re.compile(
     r"ablation|disruption|mutation|mutations)\s+of\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|fail(?:s|ed)? to)\b|n't\b", re.IGNORECASE)
+# A list of several items: separators with \b so that "for" holds no "or" (";" separates clauses, not items).
+_LIST_SPLIT = re.compile(
+    r"\s*(?:,\s*(?:(?:and|or)\b\s*)?|\b(?:and/or|and|or|as well as)\b\s*)(?:the\s+)?", re.IGNORECASE
+)
+_LIST_ITEM = re.compile(r"[\w'’+-]+(?: [\w'’+-]+){0,3}")
+_CLAUSE_BREAK = re.compile(r"[,;:]")
+# "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
+_NOMINAL_OF = re.compile(r"\b(\w+)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+_BY_ONLY = re.compile(r"\s+by\s+(?:the\s+)?", re.IGNORECASE)
 _ROMAN = frozenset("I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI".split())
 _PERSON_NOUN = re.compile(
     r",?\s+(?:is|was)\s+an?\s+(?:[\w-]+\s+){0,5}?(?:physicist|chemist|biologist|scientist|mathematician|"
@@ -1000,9 +1016,15 @@ class _Recogniser:
         return out
 
     def title(self) -> None:
-        """A leading Markdown heading names what the document is about: the title is an entity of
-        the document ("# Demon Dice" -> Demon Dice), unless it is a descriptive heading that pairs
-        several entities ("# Metformin and AMPK") or a sentence (more than eight words)."""
+        """A leading Markdown heading names what the document is about, but it is the document's
+        title (the graph's ``title`` node), not a mention: names *inside* it are found like any
+        others ("# Akkermansia muciniphila and Metabolic Health" holds the microbe), and the heading
+        string as a whole becomes an entity only where the body writes it ("# Demon Dice" ... "Demon
+        Dice is a 1988 film": those body mentions are the title's entity, typed like the same name in
+        the text or by the text's definition of it), or, when the body writes it otherwise ("James
+        Terry Sanford"), in the heading if the heading is written as a name (``_name_shaped``). A
+        descriptive heading that pairs several entities ("# Metformin and AMPK") or is a sentence
+        (more than eight words) names none."""
         if not self.sentences or not self.headings[0] or not self.tokens or self.tokens[0].sent != 0:
             return
         sentence = self.sentences[0]
@@ -1025,10 +1047,41 @@ class _Recogniser:
                 distinct.append(span)
         if len(distinct) >= 2:
             return
+        keys = [self.tokens[k].key for k in range(t0, t1)]
+        joiners = [_SPACE.sub(" ", self.joiners[k]) for k in range(t0, t1 - 1)]
+        width = len(keys)
+        occurrences = [
+            b
+            for b in range(t1, len(self.tokens) - width + 1)
+            if not self.headings[self.tokens[b].sent]
+            and self.tokens[b + width - 1].sent == self.tokens[b].sent
+            and [self.tokens[b + k].key for k in range(width)] == keys
+            and [_SPACE.sub(" ", self.joiners[b + k]) for k in range(width - 1)] == joiners
+        ]
+        if not occurrences and not self._name_shaped(t0, t1):
+            return  # a descriptive heading the body never writes: the title node stands for it
         surface = self.text[self.tokens[t0].start : self.tokens[t1 - 1].end]
         name = lx.display_name(surface)
         self.title_name = name
-        self.add(t0, t1, name, ("concept",), -1)
+        for b in occurrences + ([t0] if self._name_shaped(t0, t1) else []):
+            self.add(b, b + width, name, ("concept",), -1)
+
+    def _name_shaped(self, t0: int, t1: int) -> bool:
+        """A heading written as a name ("Terry Sanford", "Honolulu Rail Transit", "Battle of the
+        Bulge"): at most six words, capitalised or symbols but for name particles, joined by spaces or
+        hyphens only (no "and", comma, colon: "Akkermansia muciniphila and Metabolic Health" describes)."""
+        if t1 - t0 > 6:
+            return False
+        for k in range(t0, t1):
+            tok = self.tokens[k]
+            if k > t0 and self.joiners[k - 1].strip() not in ("", "-", "–"):
+                return False
+            if tok.key in ("and", "or", "vs", "versus") or tok.key in lx.CLAUSE_WORDS and tok.key not in ("of",):
+                return False
+            written_as_name = tok.text[:1].isupper() or tok.text[:1].isdigit()
+            if not (written_as_name or tok.key in lx.NAME_PARTICLES or tok.key == "the"):
+                return False
+        return True
 
     # resolution --------------------------------------------------------------------------------
     def resolve(self) -> list[Mention]:
@@ -1059,7 +1112,7 @@ class _Recogniser:
             return
         key = name.casefold()
         types = None
-        for c in chosen:
+        for c in self.cands:  # the title's body mentions won the resolution: what else was proposed there
             if c[4] >= 0 and c[2].casefold() == key and c[3] != ("concept",):
                 types = c[3]
                 break
@@ -1071,9 +1124,13 @@ class _Recogniser:
                     and self.tokens[c[0]].start >= body
                     and c[3] != ("concept",)
                     and c[4] <= 2
-                    and (key.startswith(c[2].casefold()) or c[2].casefold().startswith(key))
+                    and (
+                        key.startswith(c[2].casefold())
+                        or c[2].casefold().startswith(key)
+                        or _words_within(key.split(" "), c[2].casefold().split(" "))
+                    )
                 ):
-                    types = c[3]  # "Lester Smith" / "Lester W. Smith"
+                    types = c[3]  # "Lester Smith" / "Lester W. Smith", "Terry Sanford" / "James Terry Sanford"
                     break
         if types is None:
             for sentence in self.sentences[1:3]:
@@ -1281,6 +1338,15 @@ def _spells(abbr: str, long_form: str) -> bool:
         i -= 1
         j -= 1
     return True
+
+
+def _words_within(short: list[str], long: list[str]) -> bool:
+    """The words of ``short`` appear in ``long`` in order, ``long`` having more ("ilse brandauer"
+    within "ilse maria brandauer")."""
+    if len(short) < 2 or len(long) <= len(short):
+        return False
+    it = iter(long)
+    return all(word in it for word in short)
 
 
 def _head_types(head: str) -> tuple[str, ...] | None:
@@ -1512,7 +1578,7 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS)
         if not description:
             continue
-        for p, q in _pairs(text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
+        for p, q in _pairs(a, text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
             if (ks, kt) in relations or (kt, ks) in relations:
                 continue
@@ -1521,22 +1587,49 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
     return Extraction(entities=tuple(built.values()), relations=tuple(relations.values()))
 
 
-def _groups(text: str, firsts: list[tuple[Mention, str]]) -> list[list[int]]:
-    """Consecutive mentions joined only by a list separator (", ", "and", "or") are one list."""
+def _one_list(a: Analysis, text: str, start: int, end: int) -> bool:
+    """The text between two mentions joins them as items of one list: a list separator (", ",
+    "and", "or"), or separators around further items that are no entities ("Metformin, prebiotic
+    fibre, polyphenols and Oleoylethanolamide"): short phrases (at most four words) with no relation
+    cue and no clause word or preposition (``data/clause_words.txt``: "which", "is", "in" ...)."""
+    if _LIST_JOINER.fullmatch(text, start, end):
+        return True
+    gap = text[start:end]
+    if ";" in gap:
+        return False
+    pieces = _LIST_SPLIT.split(gap)
+    if len(pieces) < 2:
+        return False
+    # the first piece may end the previous item ("prebiotic| fibre, "), the last start the next
+    # ("and high-dose |Y"): at most two words, directly after / before the mention
+    head, tail = pieces[0], pieces[-1]
+    if head and not (head[:1] == " " and len(head.split()) <= 2):
+        return False
+    if tail and not (tail[-1:] == " " and len(tail.split()) <= 2):
+        return False
+    for piece in pieces:
+        piece = piece.strip()
+        if piece and (not _LIST_ITEM.fullmatch(piece) or any(w.lower() in lx.CLAUSE_WORDS for w in piece.split(" "))):
+            return False
+    return not cues_between(a, start, end)
+
+
+def _groups(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[list[int]]:
+    """Consecutive mentions that are items of one list (``_one_list``) form a group."""
     groups: list[list[int]] = [[0]]
     for k in range(1, len(firsts)):
         prev, cur = firsts[k - 1][0], firsts[k][0]
-        if _LIST_JOINER.fullmatch(text, prev.end, cur.start):
+        if _one_list(a, text, prev.end, cur.start):
             groups[-1].append(k)
         else:
             groups.append([k])
     return groups
 
 
-def _pairs(text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]]:
+def _pairs(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]]:
     """Pairs to relate in a sentence: every member of a list with every member of the neighbouring
     lists, then the sentence's first list with the later ones; never two items of one list."""
-    groups = _groups(text, firsts)
+    groups = _groups(a, text, firsts)
     pairs: list[tuple[int, int]] = []
     for g in range(len(groups) - 1):
         pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
@@ -1545,49 +1638,106 @@ def _pairs(text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]
     return pairs
 
 
+def _mask(text: str, regex: re.Pattern[str]) -> str:
+    return regex.sub(lambda m: " " * len(m.group()), text)
+
+
+def negated(text: str, sentence_start: int, first_start: int, first_end: int, second_start: int) -> bool:
+    """Whether the text negates a relation between two mentions of one sentence: a negation cue
+    (``data/negation_cues.txt``) between them ("X does not bind Y", "X fails to activate Y", "Y
+    was not increased by X"), or a clause-wide one before the first in its clause ("no effect of X
+    on Y", "neither X nor Y"); "not only" and the like negate nothing."""
+    neg = lx.NEGATION
+    gap = _mask(text[first_end:second_start].replace("’", "'"), neg["ignore"])
+    if neg["gap"].search(gap) or neg["clause"].search(gap):
+        return True
+    before = _mask(text[sentence_start:first_start].replace("’", "'"), neg["ignore"])
+    clause = _CLAUSE_BREAK.split(before)[-1]
+    return neg["clause"].search(clause) is not None
+
+
+def _passive_agent(text: str, primary: CueHit, agent_end: int, a: Analysis, items) -> bool | None:
+    """After a cue: "by" and a short agent phrase ending at ``agent_end`` ("is activated by X",
+    "activation by exercise or by X", "produced by A and B": other entities do not count toward
+    the length): True; "by" with a long or clausal agent gap: None (unsure); no "by": False."""
+    by = _PASSIVE_BY.match(text, primary.end)
+    if by is None:
+        return False
+    agent_gap = text[by.end() : agent_end]
+    for m, _ in items:
+        if by.end() <= m.start and m.end <= agent_end:
+            agent_gap = agent_gap.replace(m.surface, " ", 1)
+    if (
+        len(agent_gap) <= 25
+        and not any(ch.isdigit() for ch in agent_gap)
+        and not any(ch in agent_gap for ch in ";:()")
+        and not cues_between(a, by.end(), agent_end)
+    ):
+        return True
+    return None
+
+
 def _relation(a: Analysis, text: str, items, source_item, target_item, built, description: str, sent: int) -> Relation:
     """The relationship of two mentions of one sentence, described by the sentence.
 
     Keywords are the relation cues between the two mentions only (none: ``co-occurrence``; a
-    negation between them adds ``negated``). A passive cue ("B is produced by A") makes the agent
-    the source: A --produces--> B."""
+    negation (``negated``) adds ``negated``). The source is the subject of the verb: a passive cue
+    ("B is produced by A", "B activation by A") or "<cue noun> of B by A" makes the agent A the
+    source: A --produces--> B."""
     (ms, ks), (mt, kt) = source_item, target_item
     between = [h for h in cues_between(a, ms.end, mt.start) if not _inside_mention(items, h)]
     tags = _tags(between) if between else ["co-occurrence"]
     primary = between[0] if between else None
     passive = neutral = False
+    is_negated = negated(text, a.sentences[sent].start, ms.start, ms.end, mt.start)
+    if is_negated:
+        neutral = True
     if primary is not None:
-        gap = text[ms.end : mt.start]
         # A cue links the two only if nothing else stands between them: no other entity,
         # no second verb cue, no clause break ("X, which inhibits Y"), no negation.
         others = any(ms.end <= m.start and m.end <= mt.start and k not in (ks, kt) for m, k in items)
         verbs = sum(1 for h in between if h.verbal)
-        if _NEGATION.search(gap):
-            neutral = True
-            tags.append("negated")
-        elif (
-            others
+        passive_form = primary.surface.lower().endswith(("ed", "bound to")) if primary.verbal else True
+        agent = _passive_agent(text, primary, mt.start, a, items) if passive_form else False
+        if agent:
+            passive = True  # the direction holds even when the link is indirect
+        else:
+            # a later participle with its agent: "X is a lipid mediator produced by Y" (Y produces X),
+            # when no other entity stands between X and it
+            for hit in between[1:]:
+                if (
+                    hit.verbal
+                    and hit.surface.lower().endswith("ed")
+                    and not any(ms.end <= m.start and m.end <= hit.start and k not in (ks, kt) for m, k in items)
+                    and _passive_agent(text, hit, mt.start, a, items)
+                ):
+                    passive = True
+                    break
+        if (
+            is_negated
+            or others
             or verbs > 1
             or _AGENT_GAP_BREAK.search(text, ms.end, primary.start)
             or _LOSS_OF.search(text, max(0, ms.start - 30), ms.start)
             or _OBJECT_GAP_BREAK.search(text, primary.end, mt.start)
         ):
             neutral = True
-        elif primary.verbal:
-            by = _PASSIVE_BY.match(text, primary.end)
+        elif primary.verbal and not passive:
             if _INTRANSITIVE.match(text, primary.end):
                 neutral = True  # "X increased after Y": no object
-            elif primary.surface.lower().endswith(("ed", "bound to")) and by is not None:
-                # "B is activated by A": A must follow "by" closely, with no number between
-                agent_gap = text[by.end() : mt.start]
-                if len(agent_gap) <= 25 and not any(ch.isdigit() for ch in agent_gap):
-                    passive = True
-                else:
-                    neutral = True
-            elif primary.surface.lower().endswith(("ed", "bound to")) and _BE_BEFORE.search(
-                text, max(ms.end, primary.start - 40), primary.start
-            ):
+            elif agent is None:
+                neutral = True  # "B is activated by ..." with the agent far away: direction unsure
+            elif passive_form and _BE_BEFORE.search(text, max(ms.end, primary.start - 40), primary.start):
                 neutral = True
+    else:
+        # "the activation of B by A": the cue noun stands before B, "by" between B and A
+        nominal = _NOMINAL_OF.search(text, max(0, ms.start - 40), ms.start)
+        if nominal is not None and _BY_ONLY.fullmatch(text, ms.end, mt.start):
+            hits = cues_between(a, nominal.start(1), nominal.end(1))
+            if hits:
+                tags, primary, passive = _tags(hits), hits[0], True
+    if is_negated and "negated" not in tags:
+        tags.append("negated")
     source, target = built[ks], built[kt]
     source_start, target_start = ms.start, mt.start
     if passive:  # the agent acts: "butyrate is produced by F. prausnitzii" -> F. prausnitzii produces butyrate
@@ -1615,6 +1765,8 @@ def extraction_payload(text: str, entity_types: tuple[str, ...] | list[str] | No
     """The ``EntitiesRelationships`` answer for ``text``."""
     allowed = None if entity_types is None else frozenset(t.strip().lower() for t in entity_types)
     result = extract(text, allowed)
+    # A negated relation ("X does not bind Y") is no relation: it is left out of the graph (the
+    # question generator still sees it, to ask only how the two are related).
     return {
         "entities": [
             {"entity_name": e.name, "entity_type": e.type, "entity_description": e.description} for e in result.entities
@@ -1627,5 +1779,6 @@ def extraction_payload(text: str, entity_types: tuple[str, ...] | list[str] | No
                 "relationship_description": r.description,
             }
             for r in result.relations
+            if "negated" not in r.keywords
         ],
     }

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 # One normalizer for extraction and the lexicon (``kg_pipelines.ingestion.names``).
 from kg_pipelines.ingestion.names import EDGE_PUNCT  # noqa: E402,F401
 from kg_pipelines.ingestion.names import normalize_name as display_name
+from kg_pipelines.offline import cue_words
 from kg_pipelines.offline import vocabulary as voc
 
 _SPACE = re.compile(r"\s+")
@@ -752,6 +753,11 @@ def _cue_regexes() -> dict[str, re.Pattern[str]]:
 
 
 CUE_BY_LETTER = _cue_regexes()
+
+
+# Negation cues and clause words are word lists in data/ (``cue_words``).
+NEGATION = cue_words.NEGATION
+CLAUSE_WORDS = cue_words.CLAUSE_WORDS
 
 # Question wording per entity type ("Which compound activates AMPK?").
 TYPE_NOUN = {

@@ -97,7 +97,7 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
         "output_count": "Rows the stage produced for the chunk (1 summary, n entities or questions); 0 is an "
         "explicit empty result or a failed summary, NULL a failed extract or questions round.",
         "dropped": "JSON counts of what post-processing left out of the LLM answer, by reason (empty_name, "
-        "unknown_endpoint, self_loop); NULL when nothing was.",
+        "unknown_endpoint, self_loop, negated); NULL when nothing was.",
         "rounds": "Failed rounds in a row on the same input (0 when done); at max_retry_rounds the chunk is "
         "quarantined.",
         "updated_at": "When the stage last wrote this state.",

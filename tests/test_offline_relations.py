@@ -1,0 +1,152 @@
+"""What the offline extractor relates, through the real LLMClient (so every answer passes the real
+schemas): only what the text states, in its direction, never negated, never list items with each
+other, and a document's title is no entity of its own. Sentences written here, in several domains."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_pipelines.entity_types import BASE_ENTITY_TYPES
+from kg_pipelines.llm.client import LLMClient
+from kg_pipelines.llm.offline_provider import OfflineProvider
+
+
+def extract(text: str):
+    return LLMClient(OfflineProvider(), entity_types=BASE_ENTITY_TYPES).extract("t", text)
+
+
+def pairs(text: str) -> dict[tuple[str, str], list[str]]:
+    return {(r.source_entity, r.target_entity): r.relationship_keywords for r in extract(text).relationships}
+
+
+def linked(found: dict, a: str, b: str) -> bool:
+    return (a, b) in found or (b, a) in found
+
+
+# -- negation --------------------------------------------------------------------------------------
+
+NEGATED = [
+    ("Resveratrol did not increase SIRT1 activity in muscle.", "Resveratrol", "SIRT1"),
+    ("There was no effect of spermidine on IL-6 in older adults.", "Spermidine", "IL-6"),
+    ("Quercetin fails to activate AMPK in adipocytes.", "Quercetin", "AMPK"),
+    ("Vitamin D was not associated with dementia in the cohort.", "Vitamin D", "Dementia"),
+    ("Neither metformin nor acarbose reduced IL-6 in the trial.", "Acarbose", "IL-6"),
+    ("Lithium was not found to extend lifespan in flies.", "Lithium", "Lifespan"),
+    ("The Rhine does not flow into the Black Sea.", "Rhine", "Black Sea"),
+    ("SIRT1 is not activated by resveratrol in this assay.", "Resveratrol", "SIRT1"),
+]
+
+
+@pytest.mark.parametrize("text, a, b", NEGATED)
+def test_a_negated_statement_is_no_relation(text, a, b):
+    result = extract(text)
+    names = {e.entity_name for e in result.entities}
+    assert {a, b} <= names  # both are found: only the relation is left out
+    found = {(r.source_entity, r.target_entity) for r in result.relationships}
+    assert not linked(found, a, b), found
+
+
+@pytest.mark.parametrize(
+    "text, source, target",
+    [
+        ("Resveratrol increases SIRT1 activity in muscle.", "Resveratrol", "SIRT1"),
+        ("Quercetin activates AMPK in adipocytes.", "Quercetin", "AMPK"),
+        ("The Rhine flows into the North Sea.", "Rhine", "North Sea"),
+        ("Rapamycin not only inhibits mTORC1 but also reduces IL-6.", "Rapamycin", "mTORC1"),  # "not only"
+        ("In mice with no SIRT3, metformin lowers glucose.", "Metformin", "Glucose"),  # another clause's "no"
+    ],
+)
+def test_the_same_statements_without_negation_are_relations(text, source, target):
+    assert (source, target) in pairs(text)
+
+
+# -- direction -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, source, target, keyword",
+    [
+        ("Metformin activates AMPK in hepatocytes.", "Metformin", "AMPK", "activates"),
+        ("AMPK is activated by metformin in hepatocytes.", "Metformin", "AMPK", "activates"),
+        ("AMPK activation by metformin lowers hepatic glucose output.", "Metformin", "AMPK", "activates"),
+        ("AMPK activation by exercise or by metformin inhibits mTORC1.", "Metformin", "AMPK", "activates"),
+        ("The inhibition of mTORC1 by rapamycin extends lifespan in mice.", "Rapamycin", "mTORC1", "inhibits"),
+        (
+            "Propionate is produced by Bacteroides thetaiotaomicron.",
+            "Bacteroides Thetaiotaomicron",
+            "Propionate",
+            "produces",
+        ),
+        (
+            "Palmitoylethanolamide is a lipid mediator produced by mast cells.",
+            "Mast Cells",
+            "Palmitoylethanolamide",
+            "produces",
+        ),
+        (
+            "Butyrate is produced by Roseburia intestinalis and Eubacterium rectale.",
+            "Eubacterium Rectale",
+            "Butyrate",
+            "produces",
+        ),
+    ],
+)
+def test_the_source_is_the_subject_of_the_verb_active_or_passive(text, source, target, keyword):
+    found = pairs(text)
+    assert keyword in found.get((source, target), []), found
+    assert (target, source) not in found
+
+
+# -- lists -----------------------------------------------------------------------------------------
+
+
+def test_items_of_one_list_are_not_related_even_with_unknown_items_between_them():
+    found = pairs("- Metformin, green tea, dietary polyphenols and quercetin increase its abundance in mice.")
+    assert not linked(found, "Metformin", "Quercetin"), found
+    found = pairs("Rapamycin, low-dose lithium and acarbose extend lifespan in male mice.")
+    assert not linked(found, "Rapamycin", "Acarbose"), found
+    for drug in ("Rapamycin", "Acarbose"):
+        assert "extends" in found.get((drug, "Lifespan"), []), found
+    # a clause is no list item: "which" starts one, so the two are related by what it says
+    found = pairs("Fisetin, which clears senescent cells, and quercetin reduce IL-6.")
+    assert ("Fisetin", "IL-6") in found or ("Quercetin", "IL-6") in found
+
+
+def test_items_of_a_bullet_list_are_not_related():
+    text = "Outcomes of the trial:\n\n- hypertension\n- type 2 diabetes\n- dementia\n- atherosclerosis\n"
+    found = pairs(text)
+    assert found == {}, found
+
+
+# -- titles ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, inner",
+    [
+        (
+            "# Bacteroides fragilis and Colon Inflammation\n\nBacteroides fragilis is a gut bacterium that "
+            "produces a toxin in some strains.",
+            "Bacteroides Fragilis",
+        ),
+        (
+            "# Rapamycin and Healthy Ageing\n\nRapamycin inhibits mTORC1 and extends lifespan in mice.",
+            "Rapamycin",
+        ),
+        ("# Lake Baikal and Siberian Winters\n\nLake Baikal is the deepest lake in the world.", "Lake Baikal"),
+    ],
+)
+def test_a_title_is_no_entity_but_the_names_inside_it_are(text, inner):
+    names = {e.entity_name.casefold(): e.entity_type for e in extract(text).entities}
+    heading = text.split("\n", 1)[0].lstrip("# ").casefold()
+    assert heading not in names
+    assert inner.casefold() in names
+
+
+def test_a_heading_written_as_a_name_is_the_documents_entity_even_when_the_body_says_more():
+    text = "# Ilse Brandauer\n\nIlse Maria Brandauer (born 1948) is an Austrian ceramicist who works in Graz."
+    names = {e.entity_name: e.entity_type for e in extract(text).entities}
+    assert names.get("Ilse Brandauer") == "person"
+    # a descriptive heading is none, whatever its words
+    text = "# Ceramics in Postwar Graz\n\nIlse Maria Brandauer (born 1948) is an Austrian ceramicist."
+    assert "Ceramics in Postwar Graz" not in {e.entity_name for e in extract(text).entities}
