@@ -125,10 +125,13 @@ def test_hybrid_finds_an_exact_rare_name_and_a_paraphrase(stars):
 def test_graph_walk_finds_the_second_hop_passage_text_ranks_miss(stars):
     retriever = ChunkRetriever(stars.settings)
     for text_only in ("bm25", "vector", "hybrid"):
-        assert "Ilse Marchetti" not in titles(retriever.retrieve(SECOND_HOP_QUESTION, k=2, variant=text_only))
+        assert "Ilse Marchetti" not in titles(retriever.retrieve(SECOND_HOP_QUESTION, k=4, variant=text_only))
+    # Ilse Marchetti is one node (her own passage types her `person`, the observatory's `concept`:
+    # one node per name), so the walk reaches her passage in two hops; the passage a vector link
+    # seeds on its own (Pell Observatory, which resembles the question) still ranks between them
     for with_graph in ("graph", "graph_first", "graph_seeded"):
-        found = titles(retriever.retrieve(SECOND_HOP_QUESTION, k=2, variant=with_graph))
-        assert found == ["Velmora Observatory", "Ilse Marchetti"], with_graph
+        found = titles(retriever.retrieve(SECOND_HOP_QUESTION, k=3, variant=with_graph))
+        assert found[0] == "Velmora Observatory" and "Ilse Marchetti" in found, with_graph
     ranking = retriever.rank(SECOND_HOP_QUESTION, ["stars"])
     assert {"title:velmora observatory"} <= {link.node_id for link in ranking.links if link.method == "exact"}
 
@@ -174,7 +177,7 @@ def test_retrieve_questions_file_writes_one_line_per_question(stars, tmp_path):
     assert [line["qid"] for line in lines] == ["q1", 2, 4, "q4"]
     first = lines[0]
     assert set(first) == {"qid", "titles", "chunk_ids", "scores"}
-    assert first["titles"][:2] == ["Velmora Observatory", "Ilse Marchetti"]
+    assert first["titles"][0] == "Velmora Observatory" and "Ilse Marchetti" in first["titles"][:3]
     assert len(first["titles"]) == len(set(first["titles"])) and len(first["chunk_ids"]) == len(first["scores"]) == 4
     assert lines[1]["titles"][0] == "Coastal Lichens"
     assert "line 4" in lines[2]["error"] and lines[2]["titles"] == []
