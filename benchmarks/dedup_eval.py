@@ -2,7 +2,8 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/dedup_eval.py [--nodes 100000] [--sample 10000]
         [--datasets ../shared/datasets] [--skip-scale] [--skip-quality] [--only biored,febrl,...]
-        [--biored-abstracts 250] [--febrl-entities 1000] [--pairs N]
+        [--biored-abstracts 250] [--biored-unit node|mention] [--show-merges] [--febrl-entities 1000]
+        [--pairs N]
 
 1. Scale: a synthetic graph of ``--nodes`` nodes over 5 types (random 384-d unit vectors, made-up
    names; 5 % of them planted near-duplicates: the vector plus noise and a one-letter typo). The
@@ -15,12 +16,25 @@
 2. Quality, real data with gold labels, the real embedder (all-MiniLM-L6-v2) and the whole cascade
    (sibling names, metadata conflicts, exact and same-token names, the score):
    - BioRED Train + Dev (``--biored-abstracts N``: a random sample of N of the 500 abstracts,
-     seed 21): one node per entity the pipeline would make (type + ``node_key`` of the mention),
-     described by the sentence of its first mention, as graph building does; mentions without a
-     database id left out; two nodes are the same when their mentions share a database id.
-     Candidates come from the real search (k = 10 nearest of the type + same-token names), so the
-     hard negatives are the siblings the embedding puts close. Per type too: BioRED's gene ids
-     are per species (human MMP2 and mouse Mmp2 are two ids), which no name can tell apart;
+     seed 21), two separate figures:
+     (a) ingestion identity: graph building makes every mention of one type and one ``node_key``
+         (case- and separator-insensitive name, ``ingestion/names.py``) one node, so ``MMP2`` and
+         ``Mmp2`` are never two nodes. Its precision: over every pair of distinct mention strings
+         it folds together, the share that share a database id. The pipeline's own figure, not
+         dedup's;
+     (b) dedup: one node per (type, ``node_key``), as the pipeline holds them (dedup, at formation
+         time or periodic, only ever compares nodes with different keys), named by its first
+         mention and described by that mention's sentence, as graph building does; mentions
+         without a database id left out. A node's gold is the set of database ids of all its
+         mentions; two nodes are the same when the sets intersect (what ingestion folded is its
+         line (a), not dedup's fault); the stricter reading, only each node's most frequent id(s),
+         is printed beside it as ``default_majority_id``. Candidates come from the real search
+         (k = 10 nearest of the type + same-token names), so the hard negatives are the siblings
+         the embedding puts close. Per type too: BioRED's gene ids are per species (human MMP-2
+         and mouse mmp2 are two ids), which no name can tell apart. ``--biored-unit mention``
+         gives one node per distinct mention string instead (dedup then also judges the pairs
+         ingestion folds, which it never sees in the pipeline); ``--show-merges`` prints each
+         merge at 0.95, right or WRONG by the gold;
    - FEBRL dataset2 (``--febrl-entities N``: N of the 4,000 persons, all their records): node
      name = given name + surname, description = address, metadata = date of birth, postcode,
      soc. sec. id; candidates from the real search;
@@ -359,13 +373,45 @@ def _sentence_at(text: str, offset: int) -> str:
     return text[start:].strip()
 
 
-def biored(root: Path, sample: int | None = None) -> dict:
-    """BioRED Train + Dev: one node per entity the pipeline would make (type and name key, as
-    ``entity_node_id``), described by the sentence of its first mention (as graph building does);
-    two nodes are the same when their mentions share a database id. Candidates come from the real
-    search (k nearest + same tokens), so the hard negatives are the siblings the embedding puts
-    near each other. Mentions without a database id are left out (no gold says what they are).
-    ``sample``: that many abstracts."""
+def _db_ids(field: str) -> list[str]:
+    """The database ids of one BioRED mention (a composite mention lists several; ``-`` is none)."""
+    return [i.strip() for i in field.replace(";", ",").split(",") if i.strip() and i.strip() != "-"]
+
+
+def ingestion_identity(strings: dict[tuple[str, str], dict[str, set[str]]]) -> dict:
+    """Precision of the pipeline's own identity (``node_key``): every pair of distinct mention
+    strings that graph building folds into one node (same type and key, e.g. ``MMP2`` and ``Mmp2``)
+    is right when the two strings share a database id."""
+    pairs = right = 0
+    wrong: list[tuple[str, str]] = []
+    for surfaces in strings.values():
+        names = sorted(surfaces)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                pairs += 1
+                if surfaces[a] & surfaces[b]:
+                    right += 1
+                elif len(wrong) < 5:
+                    wrong.append((a, b))
+    return {"folded_string_pairs": pairs, "precision": right / pairs if pairs else None, "wrong_examples": wrong}
+
+
+def biored(root: Path, sample: int | None = None, unit: str = "node", show_merges: bool = False) -> dict:
+    """BioRED Train + Dev, built as the pipeline builds its graph (``unit="node"``): one node per
+    (type, ``node_key`` of the mention), since graph building makes every mention with that key one
+    node at ingestion and dedup (formation time and periodic) only ever compares nodes of different
+    keys. A node is named by its first mention and described by that mention's sentence (as graph
+    building does); its gold is the set of database ids of all its mentions, and two nodes are the
+    same entity when these sets intersect (a node ``MMP2`` holding human and mouse mentions is right
+    to merge with either: its folding is ingestion's doing, measured on its own line). The stricter
+    reading, each node only its most frequent id(s) (all of them on a tie), is reported beside it. Mentions
+    without a database id are left out (no gold says what they are). ``unit="mention"``: one node
+    per distinct mention string instead (the pairs ingestion already folds are then judged by dedup
+    too, which the pipeline never does). Candidates come from the real search (k nearest + same
+    tokens), so the hard negatives are the siblings the embedding puts near each other. ``sample``:
+    that many abstracts."""
+    from collections import Counter
+
     from kg_pipelines.ingestion.names import node_key
 
     documents: dict[str, list[str]] = defaultdict(list)
@@ -378,7 +424,8 @@ def biored(root: Path, sample: int | None = None) -> dict:
                 documents[block[0].split("|", 1)[0] + name] = block
                 block = []
     nodes: dict[tuple[str, str], dict] = {}
-    ids: dict[tuple[str, str], set[str]] = defaultdict(set)
+    ids: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    strings: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for doc in _sample(sorted(documents), sample):
         lines = documents[doc]
         title = lines[0].split("|", 2)[2]
@@ -388,10 +435,13 @@ def biored(root: Path, sample: int | None = None) -> dict:
             parts = line.split("\t")
             if len(parts) != 6 or not parts[1].isdigit():
                 continue
-            start, surface, kind, db_ids = int(parts[1]), parts[3].strip(), parts[4], parts[5]
-            key = (kind, node_key(surface))
-            if not key[1]:
+            start, surface, kind, db_ids = int(parts[1]), parts[3].strip(), parts[4], _db_ids(parts[5])
+            folded = node_key(surface)
+            if not folded:
                 continue
+            key = (kind, folded if unit == "node" else surface)
+            if db_ids:
+                strings[(kind, folded)][surface].update(db_ids)
             if key not in nodes:
                 description = title if start < len(title) else _sentence_at(text, start)
                 nodes[key] = {
@@ -400,22 +450,40 @@ def biored(root: Path, sample: int | None = None) -> dict:
                     "name": surface,
                     "description": description,
                 }
-            for db_id in db_ids.replace(";", ",").split(","):
-                if db_id.strip() and db_id.strip() != "-":
-                    ids[key].add(db_id.strip())
-    groups = defaultdict(list)
-    for key, found in ids.items():
-        for db_id in found:
-            groups[f"{key[0]}:{db_id}"].append(nodes[key]["node_id"])
+            ids[key].update(db_ids)
     # a mention without a database id (BioRED writes -) has no gold: left out
     listed = [node for key, node in nodes.items() if ids.get(key)]
+    groups, majority = defaultdict(list), defaultdict(list)
+    for key, found in ids.items():
+        if not found:
+            continue
+        for db_id in found:
+            groups[f"{key[0]}:{db_id}"].append(nodes[key]["node_id"])
+        top = max(found.values())
+        for db_id in (i for i, c in found.items() if c == top):
+            majority[f"{key[0]}:{db_id}"].append(nodes[key]["node_id"])
     scored, gold = scores_of(listed), gold_from_groups(groups)
-    result = {"nodes": len(listed), **at_thresholds(scored, gold)}
+    result = {"unit": unit, "nodes": len(listed), **at_thresholds(scored, gold)}
+    strict = at_thresholds(scored, gold_from_groups(majority))["default"]
+    result["default_majority_id"] = {k: strict[k] for k in ("precision", "recall", "f1")}
+    if unit == "node":
+        result["ingestion_identity"] = ingestion_identity(strings)
     kind = {node["node_id"]: node["node_type"] for node in listed}
     for node_type in sorted({node["node_type"] for node in listed}):
         mine = [s for s in scored if kind[s[0]] == node_type]
         found = at_thresholds(mine, {g for g in gold if kind[g[0]] == node_type})
         result[node_type] = {"merges": found["merges_at_default"], **found["default"]}
+    if show_merges:
+        by_id = {node["node_id"]: (key, node) for key, node in nodes.items()}
+        for a, b, score, stage in sorted(scored, key=lambda s: -s[2]):
+            if stage in MERGING_STAGES or (stage in SCORED_STAGES and score >= 0.95):
+                (ka, na), (kb, nb) = by_id[a], by_id[b]
+                verdict = "right" if (a, b) in gold or (b, a) in gold else "WRONG"
+                print(
+                    f"  {verdict} merge [{na['node_type']}] {na['name']!r} {sorted(ids[ka])} + {nb['name']!r} "
+                    f"{sorted(ids[kb])}: {score:.3f} {stage}",
+                    flush=True,
+                )
     return result
 
 
@@ -429,6 +497,15 @@ def main() -> int:
     parser.add_argument("--only", help="Comma-separated quality sets: febrl, amazon_google, dblp_acm, biored")
     parser.add_argument("--biored-abstracts", type=int, default=None, help="Sample this many abstracts (all: 500)")
     parser.add_argument("--febrl-entities", type=int, default=None, help="Sample this many persons (all: 4,000)")
+    parser.add_argument(
+        "--biored-unit",
+        choices=("node", "mention"),
+        default="node",
+        help="BioRED nodes: one per node_key as the pipeline builds them (default), or one per mention string",
+    )
+    parser.add_argument(
+        "--show-merges", action="store_true", help="Print every BioRED merge at 0.95, right or WRONG by the gold"
+    )
     parser.add_argument("--pairs", type=int, default=None, help="Sample this many labelled pairs a Ditto set")
     args = parser.parse_args()
     if not args.skip_scale:
@@ -448,7 +525,10 @@ def main() -> int:
                 "dblp_acm test",
                 lambda: labelled_pairs(root, "dblp_acm", ("authors", "venue", "year"), args.pairs),
             ),
-            "biored": ("biored train+dev", lambda: biored(root, args.biored_abstracts)),
+            "biored": (
+                "biored train+dev",
+                lambda: biored(root, args.biored_abstracts, args.biored_unit, args.show_merges),
+            ),
         }
         chosen = args.only.split(",") if args.only else list(runs)
         for key in chosen:
