@@ -203,7 +203,7 @@ def demo(settings: KGSettings) -> None:
 
 
 DEMO_SEARCH_TERM = "Oleoylethanolamide"
-DEMO_QUESTION = "Which bacterium does oleoylethanolamide increase in people with obesity?"
+DEMO_QUESTION = "Which bacterium does oleoylethanolamide increase?"
 
 
 def _demo_merge_pages(settings: KGSettings) -> int:
