@@ -1,9 +1,9 @@
 """Rationale QA quality on the sample corpus: are supported answers right, are absent answers flagged?
 
-    python benchmarks/qa_eval.py --data-dir DIR [--questions data/eval/qa.jsonl] [--details]
+    python benchmarks/qa_eval.py --data-dir DIR [--questions data/eval/answers/qa.jsonl] [--details]
 
 ``DIR`` is a data dir holding the sample corpus, ingested (``kg-pipelines --data-dir DIR demo``
-builds one). Every question of the set (``data/eval/qa.jsonl``: id, kind, question, answers; kinds
+builds one). Every question of the set (``data/eval/answers/qa.jsonl``: id, kind, question, answers; kinds
 ``one_hop`` (paraphrased), ``two_hop_doc`` (two hops within one document), ``two_hop_cross`` (two
 hops across documents), ``absent`` (no document answers it; ``answers`` empty)) is asked through
 ``kg_pipelines.retrieval.rationale_qa.ask`` with the data dir's settings (the offline provider
@@ -50,7 +50,7 @@ def share(part: int, whole: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True, help="an ingested data dir of the sample corpus")
-    parser.add_argument("--questions", type=Path, default=ROOT / "data" / "eval" / "qa.jsonl")
+    parser.add_argument("--questions", type=Path, default=ROOT / "data" / "eval" / "answers" / "qa.jsonl")
     parser.add_argument("--details", action="store_true", help="print every question, its verdict and answer")
     args = parser.parse_args()
 

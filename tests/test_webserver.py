@@ -330,7 +330,7 @@ def test_inbox_and_retry_sensors_target_the_sync_job_and_run_by_default(server, 
     for name in SENSORS:
         sensor = sensors[name]
         assert {t["pipelineName"] for t in sensor["targets"]} == {JOB}, (name, sensor["targets"])
-        assert sensor["minIntervalSeconds"] == 30, name
+        assert sensor["minIntervalSeconds"] == 10, name  # seed 003's scheduler: every 10 s (sensor.minimum_interval_s)
         assert sensor["defaultStatus"] == "RUNNING", name
         assert sensor["sensorState"]["status"] == "RUNNING", (name, "nobody has to switch it on")
     assert "inbox" in (sensors["inbox_sensor"]["description"] or "")
