@@ -98,7 +98,8 @@ function addToGraph(data, startIds) {
   const added = [];
   for (const node of data.nodes) {
     if (graph.getElementById(node.id).nonempty()) continue;
-    added.push({ group: "nodes", data: { id: node.id, label: node.name, type: node.type, colour: colourOf(node.type) } });
+    added.push({ group: "nodes", data: { id: node.id, label: node.name, type: node.type, colour: colourOf(node.type),
+      depth: node.depth } });
   }
   for (const edge of data.edges) {
     if (graph.getElementById(edge.id).nonempty()) continue;
@@ -111,8 +112,13 @@ function addToGraph(data, startIds) {
     if (node.nonempty()) node.addClass("has-more").data("more", count);
   }
   for (const id of startIds || []) graph.getElementById(id).addClass("start");
-  graph.layout({ name: "cose", animate: false, randomize: false, nodeRepulsion: 9000, idealEdgeLength: 90 }).run();
+  // rings by distance from the start: the start in the middle, its neighbours around it, a path's
+  // farther nodes outside (depth -1: drawn for a path beyond the walk)
+  graph.layout({ name: "concentric", animate: false, minNodeSpacing: 28, avoidOverlap: true,
+    concentric: (n) => { const d = n.data("depth"); return d === undefined || d < 0 ? 0 : 10 - d; },
+    levelWidth: () => 1 }).run();
   graph.fit(undefined, 30);
+  if (graph.zoom() > 1.4) { graph.zoom(1.4); graph.center(); }
   $("graph").dataset.nodes = String(graph.nodes().length);
   $("graph").dataset.edges = String(graph.edges().length);
 }
