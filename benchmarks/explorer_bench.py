@@ -7,7 +7,7 @@ few hubs hold thousands of edges) is published as a real snapshot folder, and th
 HTTP requests in-process (FastAPI's test client: routing, validation, JSON, no network):
 - ``/explore/api/neighbourhood?term=NAME&depth=2&limit=300``: the graph search of the term (its
   paths) plus the bounded neighbourhood, what the page asks when a user searches;
-- ``/explore/api/neighbourhood?node_id=ID&limit=300``: an "N more" expansion, including from the
+- ``/explore/api/expand?node_id=ID&limit=300``: an "N more" expansion, including from the
   biggest hubs;
 - ``/explore/api/node?node_id=ID``: a click on a node.
 Baseline in the same run: ``/graph-search?term=NAME&depth=2`` alone. Printed: p50 / p95 / max in
@@ -114,8 +114,8 @@ def main() -> None:
         search = timed(
             client, "/explore/api/neighbourhood", [{"term": names[i], "depth": 2, "limit": 300} for i in picks]
         )
-        expand = timed(client, "/explore/api/neighbourhood", [{"node_id": ids[i], "limit": 300} for i in picks])
-        expand_hubs = timed(client, "/explore/api/neighbourhood", [{"node_id": h, "limit": 300} for h in hubs])
+        expand = timed(client, "/explore/api/expand", [{"node_id": ids[i], "limit": 300} for i in picks])
+        expand_hubs = timed(client, "/explore/api/expand", [{"node_id": h, "limit": 300} for h in hubs])
         node = timed(client, "/explore/api/node", [{"node_id": ids[i]} for i in picks])
 
     base95 = sorted(baseline)[min(len(baseline) - 1, int(0.95 * len(baseline)))]
