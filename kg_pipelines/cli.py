@@ -799,20 +799,12 @@ def import_graph_command(settings: KGSettings, nodes: str, edges: str) -> None:
     graph in one transaction; bad rows of both files are reported by line and nothing is imported then.
     Files written by export-graph give back the same graph, provenance included."""
     import duckdb
-    from dagster import DagsterInstance
 
     from kg_pipelines.dagster_shell.graph_health import publish_graph_change
-    from kg_pipelines.dagster_shell.run_guard import PoolWaitTimeout, ensure_pool_limit, wait_for_pool
     from kg_pipelines.graph.graph_io import GraphImportError, import_graph
     from kg_pipelines.stores import warehouse
 
-    _ensure_home(settings)
-    instance = DagsterInstance.get()
-    ensure_pool_limit(instance)
-    try:
-        wait_for_pool(instance, settings.runs.pool_wait_timeout_s, lambda m: click.echo(m, err=True))
-    except PoolWaitTimeout as exc:
-        raise click.ClickException(str(exc)) from exc
+    _wait_for_writers(settings)
     try:
         conn = warehouse.connect(settings.warehouse_path)
     except duckdb.IOException as exc:  # a run started meanwhile and holds the write lock
