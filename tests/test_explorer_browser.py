@@ -144,6 +144,8 @@ def test_the_health_view_shows_merges_and_links_to_the_dagster_ui(page, server):
     assert "Merges of duplicate nodes" in page.inner_text("#health-merges")
     assert "No consolidation has run yet" in page.inner_text("#health-consolidation")
     assert page.get_attribute("#health-links a", "href").startswith("http://127.0.0.1:3000/assets/")
+    runs = page.get_attribute("#health-merges a.runs", "href")
+    assert runs.startswith("http://127.0.0.1:3000/runs?") and "job%3Adedup_nodes" in runs
 
 
 def test_an_empty_data_dir_says_how_to_ingest(page, tmp_path):

@@ -265,6 +265,15 @@ async function ask(question) {
   return result;
 }
 
+// the job's runs in the Dagster UI (the reports' run ids are this project's own, not Dagster's)
+function dagsterRuns(ui, job) {
+  const link = el("a", "runs of " + job + " in the Dagster UI");
+  link.href = ui.replace(/\/$/, "") + "/runs?" + new URLSearchParams({ "q[]": "job:" + job });
+  link.target = "_blank";
+  link.className = "runs";
+  return link;
+}
+
 // -- health ------------------------------------------------------------------------------------------
 async function showHealth() {
   clearError();
@@ -283,6 +292,7 @@ async function showHealth() {
   if (!operations.length) box.append(el("p", "No consolidation has run yet (kg-pipelines consolidate prune|merge-edges|summarize)."));
   for (const [operation, entry] of operations) {
     box.append(el("h3", operation + " — " + entry.run_id + " (" + new Date(entry.written_at * 1000).toLocaleString() + ")"));
+    box.append(dagsterRuns(data.dagster_ui, "consolidate_" + operation.replace("-", "_")));
     const scalars = Object.entries(entry.report).filter(([, v]) => v === null || typeof v !== "object");
     figures(box, scalars);
     for (const [name, value] of Object.entries(entry.report)) {
@@ -293,7 +303,7 @@ async function showHealth() {
     }
   }
   const merges = $("health-merges");
-  merges.replaceChildren(el("h2", "Merges of duplicate nodes (newest first)"));
+  merges.replaceChildren(el("h2", "Merges of duplicate nodes (newest first)"), dagsterRuns(data.dagster_ui, "dedup_nodes"));
   if (!data.merges.length) merges.append(el("p", "No node has been merged."));
   else {
     const table = el("table");
