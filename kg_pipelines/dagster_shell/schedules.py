@@ -58,11 +58,6 @@ def off_week_reason(settings, when: datetime) -> str | None:
 def skip_reason(settings, operation: str, when: datetime) -> str | None:
     """Why the ``operation`` tick at ``when`` must not request a run (the flag, the graph's size and
     age, summarize's off-weeks), or None when it may."""
-    if not settings.consolidation.enabled:
-        return (
-            "the graph-health schedules are disabled (consolidation.enabled: false in kg.yaml); "
-            "set it to true to let them run"
-        )
     reason = consolidation_skip_reason(settings, read_graph_stats(settings.data_dir), when)
     if reason is None and operation == "summarize":
         reason = off_week_reason(settings, when)

@@ -47,7 +47,10 @@ def consolidation_skip_reason(settings, stats: dict | None, now: datetime) -> st
     """Why a scheduled consolidation must not run now, or None when it may."""
     options = settings.consolidation
     if not options.enabled:
-        return "consolidation is disabled (consolidation.enabled: false in kg.yaml)"
+        return (
+            "the graph-health schedules are disabled (consolidation.enabled: false in kg.yaml); "
+            "set it to true to let them run"
+        )
     if stats is None:
         return f"no graph figures published yet ({STATS_FILE} is written after each graph write): nothing ingested"
     if stats["edges"] < options.min_edges:
