@@ -156,6 +156,18 @@ def _path_nodes(path) -> list[str]:
     return ids
 
 
+def _as_neighbourhood(snapshot, graph: dict, **extra) -> Neighbourhood:
+    """The answer for what the core drew (``neighbourhood`` or ``evidence``) on ``snapshot``."""
+    return Neighbourhood(
+        nodes=[ExplorerNode(**n) for n in graph["nodes"]],
+        edges=[ExplorerEdge(**e) for e in graph["edges"]],
+        more=graph["more"],
+        truncated=graph["truncated"],
+        snapshot_version=snapshot.version,
+        **extra,
+    )
+
+
 def _empty(message: str) -> Neighbourhood:
     return Neighbourhood(nodes=[], edges=[], more={}, truncated=False, message=message)
 
@@ -188,16 +200,7 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
             keep_node_ids=[n for p in paths for n in p.node_ids],
             keep_edge_ids=[e for p in paths for e in p.edge_ids],
         )
-        return Neighbourhood(
-            matched=list(matched),
-            paths=list(paths),
-            nodes=[ExplorerNode(**n) for n in graph["nodes"]],
-            edges=[ExplorerEdge(**e) for e in graph["edges"]],
-            more=graph["more"],
-            truncated=graph["truncated"],
-            snapshot_version=snapshot.version,
-            message=message,
-        )
+        return _as_neighbourhood(snapshot, graph, matched=list(matched), paths=list(paths), message=message)
 
     @router.get(
         "/neighbourhood",
@@ -256,14 +259,7 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
             return _empty(EMPTY)
         if any(len(c) > MAX_ID_CHARS for c in chunk_id):
             raise ExplorerError(f"a chunk id is at most {MAX_ID_CHARS} characters")
-        graph = evidence(snapshot, chunk_id, limit)
-        return Neighbourhood(
-            nodes=[ExplorerNode(**n) for n in graph["nodes"]],
-            edges=[ExplorerEdge(**e) for e in graph["edges"]],
-            more={},
-            truncated=False,
-            snapshot_version=snapshot.version,
-        )
+        return _as_neighbourhood(snapshot, evidence(snapshot, chunk_id, limit))
 
     @router.get("/node", response_model=NodeDetails, responses=errors(404, 422), summary="One node and its sources")
     def get_node(node_id: str = Query(min_length=1, max_length=MAX_ID_CHARS)) -> NodeDetails:
