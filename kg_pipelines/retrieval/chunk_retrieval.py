@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kg_pipelines.stores.vectors import VectorStore, table_name
+from kg_pipelines.stores.vectors import VectorStore, sql_list, table_name
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class CollectionIndex:
         table = self.table()
         if table is None or not chunk_ids:
             return {}
-        quoted = ", ".join("'" + c.replace("'", "''") + "'" for c in chunk_ids)
+        quoted = sql_list(chunk_ids)
         data = (
             table.search()
             .where(f"chunk_id IN ({quoted})")

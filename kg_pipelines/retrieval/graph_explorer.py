@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from kg_pipelines.retrieval.graph_search import SearchIndex, search_index
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
+from kg_pipelines.stores.vectors import sql_list
 
 MAX_DEPTH = 3
 MAX_LIMIT = 2000
@@ -253,8 +254,12 @@ def chunk_snippets(
         table = store.open("chunks", collection) if store is not None else None
         if table is None:
             continue
-        quoted = ", ".join("'" + c.replace("'", "''") + "'" for c in chunk_ids)
-        rows = table.search().where(f"chunk_id IN ({quoted})").select(["chunk_id", "text"]).limit(len(chunk_ids))
+        rows = (
+            table.search()
+            .where(f"chunk_id IN ({sql_list(chunk_ids)})")
+            .select(["chunk_id", "text"])
+            .limit(len(chunk_ids))
+        )
         for row in rows.to_arrow().to_pylist():
             found[row["chunk_id"]] = _window(row["text"] or "", focus, chars)
     return found

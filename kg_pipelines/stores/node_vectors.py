@@ -27,7 +27,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from kg_pipelines.stores.vectors import connect_lancedb, open_table_if_ready, vectors_column
+from kg_pipelines.stores.vectors import connect_lancedb, open_table_if_ready, sql_list, vectors_column
 
 TABLE = "graph_nodes"
 UNEMBEDDED_KINDS = ("chunk", "question")  # embedded per collection in chunks__* / questions__*
@@ -59,10 +59,6 @@ def own_descriptions(rows: Iterable[tuple[str, str | None]]) -> dict[str, str | 
 
 def text_hash(text: str) -> str:
     return hashlib.md5(text.encode("utf-8")).hexdigest()
-
-
-def _quoted(values: Iterable[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
 @dataclass
@@ -112,7 +108,7 @@ class NodeVectors:
         table = self.table()
         for start in range(0, len(node_ids), BATCH):
             if table is not None:
-                table.delete(f"node_id IN ({_quoted(node_ids[start : start + BATCH])})")
+                table.delete(f"node_id IN ({sql_list(node_ids[start : start + BATCH])})")
 
     def upsert(self, nodes: Sequence[dict], embedder) -> int:
         """Embed and write ``nodes`` (dicts with node_id, node_type, name, description and
@@ -151,7 +147,7 @@ class NodeVectors:
                 break
             rows = (
                 table.search()
-                .where(f"node_id IN ({_quoted(node_ids[start : start + BATCH])})")
+                .where(f"node_id IN ({sql_list(node_ids[start : start + BATCH])})")
                 .select(["node_id", "vector"])
                 .limit(None)
                 .to_arrow()

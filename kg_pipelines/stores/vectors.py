@@ -11,7 +11,7 @@ rows (delete, then add). Every LanceDB write creates a table version; consolidat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import lancedb
@@ -64,7 +64,9 @@ def open_table_if_ready(db, name: str):
         raise
 
 
-def _sql_list(values: Sequence[str]) -> str:
+def sql_list(values: Iterable[str]) -> str:
+    """Values as the quoted list of a LanceDB filter's ``IN (...)`` (a quote doubled, so a value
+    never ends the string)."""
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
@@ -104,7 +106,7 @@ class VectorStore:
                     "embedding model changed; remove the collection's documents and ingest them again"
                 )
         if table is not None and keys:
-            table.delete(f"{key_column} IN ({_sql_list(keys)})")
+            table.delete(f"{key_column} IN ({sql_list(keys)})")
         if rows is None or rows.num_rows == 0:
             return 0
         if table is None:
