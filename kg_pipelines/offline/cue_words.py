@@ -1,20 +1,42 @@
-"""Word lists of the offline extractor kept as data files (``kg_pipelines/offline/data``, one
-entry a line, ``#`` comments), read once at import: the negation cues (used by the offline
-relation extractor and by extraction's post-processing of any provider's answer) and the clause
-words that tell a list item from a clause.
+"""The one loader of the offline extractor's word lists and tables, kept as data files in
+``kg_pipelines/offline/data`` (one entry a line, or one table row a line; ``#`` comments and blank
+lines skipped). Each file is read once (``functools.cache``); the Python modules keep the rules.
+
+Also built here, from their files: the negation cues (used by the offline relation extractor and by
+extraction's post-processing of any provider's answer) and the clause words that tell a list item
+from a clause.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from importlib import resources
 
 
-def data_lines(name: str) -> list[str]:
-    """The entries of a word list in ``kg_pipelines/offline/data`` (one a line; ``#`` comments and
-    blank lines skipped)."""
+@cache
+def data_lines(name: str) -> tuple[str, ...]:
+    """The entries of a word list in ``kg_pipelines/offline/data`` (one a line, in file order;
+    ``#`` comments and blank lines skipped)."""
     text = resources.files("kg_pipelines.offline").joinpath("data", name).read_text(encoding="utf-8")
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+
+
+@cache
+def word_set(name: str) -> frozenset[str]:
+    """A word list as a set (membership tests)."""
+    return frozenset(data_lines(name))
+
+
+def word_tuple(name: str) -> tuple[str, ...]:
+    """A word list in file order (word endings for ``str.endswith``, lists tried first to last)."""
+    return data_lines(name)
+
+
+@cache
+def data_table(name: str, sep: str = "\t") -> tuple[tuple[str, ...], ...]:
+    """The rows of a small table: each entry split at ``sep`` (a tab unless told), cells stripped."""
+    return tuple(tuple(cell.strip() for cell in line.split(sep)) for line in data_lines(name))
 
 
 def _negation_regexes() -> dict[str, re.Pattern[str]]:

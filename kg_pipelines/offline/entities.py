@@ -76,6 +76,7 @@ from kg_pipelines.entity_types import BASE_ENTITY_TYPES
 from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 from kg_pipelines.offline import lexicon as lx
 from kg_pipelines.offline import vocabulary as voc
+from kg_pipelines.offline.cue_words import word_set, word_tuple
 
 MAX_PAIRS_PER_SENTENCE = 6
 MAX_DESCRIPTION_CHARS = 600
@@ -93,82 +94,16 @@ _SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]
 _GREEK_SYMBOL = re.compile(
     r"^(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,7}?(?:alpha|beta|gamma|delta|kappa|epsilon)\d?$"
 )
-_NUMBERED_PROTEIN = ("ase", "in", "leukin", "kine", "ogen")
-_NOT_NUMBERED = frozenset("domain protein chain region origin margin vitamin bulletin within begin cabin again".split())
-_NOT_ENZYMES = (
-    frozenset(
-        """
-database databases disease diseases increase increases decrease decreases release releases purchase phase phases
-showcase suitcase staircase briefcase lowercase uppercase erase chase cease lease please phrase phrases
-paraphrase crankcase bookcase testcase headcase
-    """.split()
-    )
-    | voc.PROTEIN_HEADS
-)
-_INDUCED = frozenset("induced treated exposed evoked elicited".split())
-_NOT_INDUCERS = frozenset(
-    """
-stress diet exercise age injury damage light heat cold noise surgery radiation trauma infection pressure stretch
-strain fasting ligand agonist antagonist drug drugs self cytokine immune antigen allergen toxin pain stimulus
-sleep chemically chemo radio virus vehicle sham mock activity glucocorticoid hormone insulin dose
-    """.split()
-)
-_DRUG_CONTEXT_LAST = frozenset("with of to given received receiving administered".split())
-_NOT_DRUGS = frozenset(
-    """
-vehicle saline placebo control controls either increasing decreasing different various standard regular oral
-intravenous single multiple repeated chronic acute daily weekly combination drugs compounds agents inhibitors
-antibiotics medication medications treatment treatments therapy either other another several higher lower
-escalating varying graded normal usual
-    """.split()
-)
-_NOT_HYPER = (
-    "hypothes",
-    "hypothet",
-    "hypothalam",
-    "hyperlink",
-    "hypertext",
-    "hyperbol",
-    "hyperparam",
-    "hyperplane",
-    "hypocri",
-)
-_NOT_CHEMICAL_ENDINGS = (
-    "line",
-    "kine",
-    "kines",
-    "tion",
-    "sion",
-    "ment",
-    "ness",
-    "ity",
-    "ing",
-    "ure",
-    "ery",
-    "omy",
-    "sis",
-    "ance",
-    "ence",
-    "ism",
-    "ist",
-    "ogy",
-    "ics",
-    "ive",
-    "ful",
-    "less",
-    "ous",
-    "ship",
-    "hood",
-    "age",
-    "dom",
-    "ed",
-    "ly",
-    "er",
-    "ors",
-    "ers",
-    "ists",
-)
-_CHEMICAL_MODIFIER = ("in", "ine", "ate", "ide", "gen", "oid", "ol", "one", "ose", "yl", "ium")
+_NUMBERED_PROTEIN = word_tuple("numbered_protein.txt")
+_NOT_NUMBERED = word_set("not_numbered.txt")
+_NOT_ENZYMES = word_set("not_enzymes.txt") | voc.PROTEIN_HEADS
+_INDUCED = word_set("induced.txt")
+_NOT_INDUCERS = word_set("not_inducers.txt")
+_DRUG_CONTEXT_LAST = word_set("drug_context_last.txt")
+_NOT_DRUGS = word_set("not_drugs.txt")
+_NOT_HYPER = word_tuple("not_hyper.txt")
+_NOT_CHEMICAL_ENDINGS = word_tuple("not_chemical_endings.txt")
+_CHEMICAL_MODIFIER = word_tuple("chemical_modifier.txt")
 _AA3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val"
 _VARIANT = re.compile(
     r"\brs\d{3,}\b"
@@ -210,10 +145,8 @@ _AGENT_GAP_BREAK = re.compile(
     r"if|then|it|its|they|their|he|she|we|this|these)\b",
     re.IGNORECASE,
 )
-_DIRECTIONS = frozenset(
-    "North South East West Northern Southern Eastern Western Central Upper Lower Greater Inner Outer".split()
-)
-_ABSTRACT_ENDINGS = ("tion", "sion", "ment", "ness", "ity", "ism", "ship", "ance", "ence", "hood", "ology", "ics")
+_DIRECTIONS = word_set("directions.txt")
+_ABSTRACT_ENDINGS = word_tuple("abstract_endings.txt")
 _LIST_JOINER = re.compile(
     r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE
 )
@@ -233,7 +166,7 @@ _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
 _NOMINAL_OF = re.compile(r"\b(\w+)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _BY_ONLY = re.compile(r"\s+by\s+(?:the\s+)?", re.IGNORECASE)
-_ROMAN = frozenset("I II III IV V VI VII VIII IX X XI XII XIII XIV XV XVI".split())
+_ROMAN = word_set("roman.txt")
 _PERSON_NOUN = re.compile(
     r",?\s+(?:is|was)\s+an?\s+(?:[\w-]+\s+){0,5}?(?:physicist|chemist|biologist|scientist|mathematician|"
     r"philosopher|writer|author|poet|novelist|painter|artist|composer|musician|singer|actor|actress|politician|"
@@ -244,12 +177,7 @@ _PERSON_NOUN = re.compile(
 )
 _BORN = re.compile(r"\s*(?:\(\s*born\b|,?\s+was born\b)")
 _ET_AL = re.compile(r"\s+et\s+al\b")
-_GENE_CUES = frozenset(
-    "gene genes protein proteins kinase kinases receptor receptors expression activity levels mrna "
-    "transcription knockout deletion mutant mutants variant variants allele alleles signaling signalling "
-    "inhibitor inhibitors inhibition activation phosphorylation deficiency polymorphism polymorphisms "
-    "locus isoform isoforms".split()
-)
+_GENE_CUES = word_set("gene_cues.txt")
 
 
 # -- data ------------------------------------------------------------------------------------------

@@ -57,10 +57,10 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
+from kg_pipelines.offline.cue_words import data_lines
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
@@ -76,7 +76,6 @@ MAX_BRIDGES = 3
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
 TYPE_WINDOW_WORDS = 6  # a type noun this close to a name describes it ("the nuclear receptor PPAR-alpha")
 NO_ANSWER = "The graph does not support an answer to this question."
-DATA = Path(__file__).parent / "data"
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -103,12 +102,7 @@ def _content_word(word: str) -> bool:
 
 
 def _lines(name: str) -> list[list[str]]:
-    rows = []
-    for line in (DATA / name).read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            rows.append(line.split())
-    return rows
+    return [line.split() for line in data_lines(name)]
 
 
 @functools.cache
