@@ -29,6 +29,14 @@ BioRED (PubTator: title, abstract, gold mentions with offsets and types)
     A predicted mention is correct if it matches some gold mention; a gold mention is found if some
     predicted mention matches it. Overall recall is over all gold mentions, SequenceVariant included.
 
+    A third rule, by strings (``strings``; untyped, no offsets): the gold of an abstract is its
+    distinct mention strings, lower-cased (SequenceVariant and CellLine mentions left out); the
+    prediction is its extracted entities (their names). Lower-cased, an entity matches a gold
+    string when they are equal or one lies inside the other and covers at least half of it.
+    Recall is over gold strings (found by an entity of any type); precision is over the entities
+    typed gene, protein, compound, disease, phenotype, organism or microbe. ``--errors`` lists
+    those entities that match nothing, by type, and the missed gold strings.
+
 HotpotQA / MuSiQue passages
     Each passage is written as the pipeline writes it, ``# <title>\\n\\n<text>``. Title recall is the
     share of passages whose own title, without a trailing parenthetical ("Kinshasa (film)" ->
@@ -87,6 +95,9 @@ TYPE_MAP = {
 # it is neither right nor wrong); the CellLine row still shows its own precision.
 NOT_IN_OVERALL_PRECISION = frozenset({"cell_type"})
 ALLOWED = frozenset(BASE_ENTITY_TYPES)
+# The string rule: the entity types whose names are counted, and the gold types left out.
+STRING_RULE_TYPES = frozenset({"gene", "protein", "compound", "disease", "phenotype", "organism", "microbe"})
+STRING_RULE_SKIP = frozenset({"SequenceVariant", "CellLine"})
 _PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 
 
@@ -158,16 +169,47 @@ def biored_text(doc: dict) -> tuple[str, list[tuple[int, int, str, str]]]:
     return text, gold
 
 
+def string_match(name: str, gold: str) -> bool:
+    """The string rule's match: lower-cased, equal, or one inside the other covering at least half of it."""
+    a, b = name.lower(), gold.lower()
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return bool(short) and short in long and 2 * len(short) >= len(long)
+
+
+def string_rule(entities: list, gold: list[tuple[int, int, str, str]]) -> tuple[list, list, list, list]:
+    """(matched entities, unmatched entities, found gold strings, missed gold strings) of one abstract."""
+    strings = sorted({g[2].lower() for g in gold if g[3] not in STRING_RULE_SKIP})
+    counted = [e for e in entities if e.type in STRING_RULE_TYPES]
+    right = [e for e in counted if any(string_match(e.name, g) for g in strings)]
+    wrong = [e for e in counted if e not in right]
+    found = [g for g in strings if any(string_match(e.name, g) for e in entities)]
+    missed = [g for g in strings if g not in found]
+    return right, wrong, found, missed
+
+
 def evaluate_biored(path: Path, limit: int | None, errors: int) -> dict:
     docs = read_pubtator(path, limit)
     counts = {rule: {t: Counter() for t in (*BIORED_TYPES, "all")} for rule in ("exact", "overlap")}
     misses: dict[str, Counter] = defaultdict(Counter)
     wrong: dict[str, Counter] = defaultdict(Counter)
+    strings = Counter()
+    string_wrong: dict[str, Counter] = defaultdict(Counter)
+    string_missed: Counter[str] = Counter()
     clear_caches()
     started = time.perf_counter()
     for doc in docs:
         text, gold = biored_text(doc)
-        predicted, _ = predict(text)
+        predicted, entities = predict(text)
+        right, bad, found, missed = string_rule(entities, gold)
+        strings["tp_pred"] += len(right)
+        strings["pred"] += len(right) + len(bad)
+        strings["tp_gold"] += len(found)
+        strings["gold"] += len(found) + len(missed)
+        for e in bad:
+            string_wrong[e.type][e.name] += 1
+        string_missed.update(missed)
         mapped = [(p, TYPE_MAP[p.type]) for p in predicted if p.type in TYPE_MAP]
         for rule in ("exact", "overlap"):
             c = counts[rule]
@@ -202,7 +244,15 @@ def evaluate_biored(path: Path, limit: int | None, errors: int) -> dict:
             p = c["tp_pred"] / c["pred"] if c["pred"] else None
             r = c["tp_gold"] / c["gold"] if c["gold"] else None
             out[rule][t] = {"precision": p, "recall": r, "predicted": c["pred"], "gold": c["gold"]}
+    out["strings"] = {
+        "precision": strings["tp_pred"] / strings["pred"] if strings["pred"] else None,
+        "recall": strings["tp_gold"] / strings["gold"] if strings["gold"] else None,
+        "predicted": strings["pred"],
+        "gold": strings["gold"],
+    }
     if errors:
+        out["strings_wrong"] = {t: string_wrong[t].most_common(errors) for t in sorted(string_wrong)}
+        out["strings_missed"] = string_missed.most_common(errors)
         out["missed"] = {t: misses[t].most_common(errors) for t in BIORED_TYPES}
         out["wrong"] = {t: wrong[t].most_common(errors) for t in sorted(wrong)}
     return out
@@ -271,10 +321,17 @@ def print_report(results: dict) -> None:
                 f"{t:<28}{_fmt(e['precision']):>9}{_fmt(e['recall']):>9}{_fmt(o['precision']):>11}"
                 f"{_fmt(o['recall']):>11}{o['predicted']:>7}{o['gold']:>7}"
             )
-        for kind in ("missed", "wrong"):
+        st = bio["strings"]
+        print(
+            f"{'strings (untyped)':<28}{'':>9}{'':>9}{_fmt(st['precision']):>11}{_fmt(st['recall']):>11}"
+            f"{st['predicted']:>7}{st['gold']:>7}"
+        )
+        for kind in ("missed", "wrong", "strings_wrong"):
             for t, items in bio.get(kind, {}).items():
                 if items:
                     print(f"  {kind} {t}: " + ", ".join(f"{s} x{n}" for s, n in items))
+        if bio.get("strings_missed"):
+            print("  strings_missed: " + ", ".join(f"{s} x{n}" for s, n in bio["strings_missed"]))
         print()
     for name in ("hotpotqa", "musique"):
         res = results.get(name)
