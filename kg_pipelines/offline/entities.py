@@ -8,12 +8,15 @@ MuSiQue); no entry exists because some document or test mentions it.
 0. the gazetteer (``lexicon``, ``vocabulary``): n-gram lookup, case-, hyphen- and plural-insensitive:
    curated longevity/biomedical entities, and general vocabulary (countries, regions and large
    cities, matched as written; disease words; chemical elements; organisms named by a common noun
-   such as "mice" or "patients" -> Humans, in biomedical text only); a cell line before "cells";
+   such as "mice" or "humans", in biomedical text only; "patients" is a role, no entity); a cell
+   line before "cells";
 1. patterns with strong evidence: gene/protein symbols (``SIRT6``, ``IL-6``, ``PKCalpha``,
    ``caspase-3``; mouse-style ``Sgk1`` and species-prefixed ``mTOR`` only in biomedical text, so
-   "Web3" and "iOS" are no genes), sequence variants (``V600E``, ``rs1042522``, ``c.35delG``, typed
-   gene), ions, binomial species (known genus, or a distinctive genus ending such as -bacter or
-   -coccus: "-ia" is no genus ending, "Nigeria" is a country), "<-ic> acid", ``vitamin X``,
+   "Web3" and "iOS" are no genes; a word shaped like a protein change or a residue, "D90A" or
+   "Pro75", is none either), sequence variants (``V600E``, ``rs1042522``, ``c.35delG``, typed
+   concept: a change in a gene is not a gene), ions, binomial species (known genus, or a
+   distinctive genus ending such as -bacter or -coccus: "-ia" is no genus ending, "Nigeria" is a
+   country), "<-ic> acid", ``vitamin X``,
    people after a title or before ``et al.``;
 2. word formation and context: drug-name stems (WHO INN: -statin, -mycin, -tinib, -caine ...),
    also capitalised at a sentence start; weaker chemical endings (-amine, -ol, -ine ...) only in
@@ -112,6 +115,8 @@ _VARIANT = re.compile(
     r"|\b[ACDEFGHIKLMNPQRSTVWY]\d{1,5}(?:[ACDEFGHIKLMNPQRSTVWYX]|fs)\b"
     r"|(?<![\w.])-?\d+[ACGT]>[ACGT]\b|\b\d+(?:del|ins|dup)[ACGT]+\b"
 )
+# One word shaped like a protein change ("D90A", "R620W") or a residue ("Pro75", "Thr26").
+_VARIANT_WORD = re.compile(rf"^(?:[ACDEFGHIKLMNPQRSTVWY]\d{{1,5}}[ACDEFGHIKLMNPQRSTVWYX]|(?:{_AA3})\d{{1,5}})$")
 _ION = re.compile(r"(?<![\w])(?:Ca|Na|K|Mg|Zn|Fe|Cu|Mn|Li|Cd|Hg|Pb|Al|Cl)(?:\(\d?[+-]\)|\d?[+-])(?![\w+])")
 _LIFE_DATES = re.compile(r"\s*\([^()]{0,40}?\b\d{3,4}\s*[–—-]\s*[^()]{0,30}?\d{3,4}\s*\)")
 _BY_PERSON = re.compile(
@@ -167,6 +172,9 @@ _CLAUSE_BREAK = re.compile(r"[,;:]")
 _NOMINAL_OF = re.compile(r"\b(\w+)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 _BY_ONLY = re.compile(r"\s+by\s+(?:the\s+)?", re.IGNORECASE)
 _ROMAN = word_set("roman.txt")
+_AMINO_ACIDS = word_set("amino_acids.txt")
+_AA3_WORDS = frozenset(_AA3.split("|"))
+_VARIANT_CONTEXT = word_set("variant_context.txt")
 _PERSON_NOUN = re.compile(
     r",?\s+(?:is|was)\s+an?\s+(?:[\w-]+\s+){0,5}?(?:physicist|chemist|biologist|scientist|mathematician|"
     r"philosopher|writer|author|poet|novelist|painter|artist|composer|musician|singer|actor|actress|politician|"
@@ -555,6 +563,7 @@ class _Recogniser:
                 and len(tok.key) >= 9
                 and tok.text.isalpha()
                 and not tok.key.startswith(_NOT_HYPER)
+                and not tok.key.endswith(("ed", "ate", "ates", "ating", "ing"))  # "hypermethylated"
             ):
                 self.add(i, i + 1, lx.display_name(w), ("disease", "phenotype"), 2)
         for i in abbreviated:
@@ -657,7 +666,8 @@ class _Recogniser:
 
     def _regex_patterns(self) -> None:
         """Sequence variants (rs IDs, HGVS, protein changes) and ions, found on the raw text."""
-        for regex, types in ((_VARIANT, ("gene",)), (_ION, ("compound",))):
+        # a variant is a change in a gene, not a gene: a concept (linked to its gene by co-occurrence)
+        for regex, types in ((_VARIANT, ("concept",)), (_ION, ("compound",))):
             for m in regex.finditer(self.text):
                 t0, t1 = self.span_tokens(m.start(), m.end())
                 if t1 > t0:
@@ -677,6 +687,8 @@ class _Recogniser:
             )
             if not (in_compound or _is_modifier(prev)):
                 break
+            if prev.key in _INDUCED and self.joiners[j - 2 : j - 1] == ["-"]:
+                break  # "isoproterenol-induced myocardial infarction": the disease is what was induced
             j -= 1
         if j == h:
             return
@@ -1028,9 +1040,61 @@ class _Recogniser:
             chosen.append(cand)
         chosen.sort(key=lambda c: c[0])
         chosen = self._abbreviations(chosen)
+        chosen = self._residues(chosen)
+        self._cell_lines(chosen)
         self._type_title(chosen)
         self._propagate_types(chosen)
         return [self._mention(*c) for c in chosen]
+
+    def _residues(self, chosen: list) -> list:
+        """An amino acid named with a residue number or in a substitution ("arginine 72",
+        "arginine-to-glycine", "Gly to Ser", "a glycine substitution") describes a variant: no
+        compound."""
+        toks, n = self.tokens, len(self.tokens)
+
+        def amino(k: int) -> bool:
+            return 0 <= k < n and (toks[k].key in _AMINO_ACIDS or toks[k].text in _AA3_WORDS)
+
+        out = []
+        for c in chosen:
+            t0, t1 = c[0], c[1]
+            if "compound" not in c[3] or c[2].casefold() not in _AMINO_ACIDS and toks[t0].text not in _AA3_WORDS:
+                out.append(c)
+                continue
+            nxt = toks[t1] if t1 < n and toks[t1].sent == toks[t0].sent else None
+            prev = toks[t0 - 1] if t0 > 0 and toks[t0 - 1].sent == toks[t0].sent else None
+            residue = nxt is not None and (
+                nxt.text.isdigit() or nxt.key in _VARIANT_CONTEXT or nxt.key in ("to", "by", "for") and amino(t1 + 1)
+            )
+            residue = residue or (prev is not None and prev.key in ("to", "by", "for") and amino(t0 - 2))
+            if not residue:
+                out.append(c)
+        return out
+
+    def _cell_lines(self, chosen: list) -> None:
+        """A symbol the text also writes as a cell line ("MCF7 cells", "the HEK293 cell line") names
+        the cell line wherever it stands ("MCF7 and HeLa cells"): typed cell_type, not gene."""
+        toks, n = self.tokens, len(self.tokens)
+        lines = set()
+        for c in chosen:
+            if not c[3] or c[1] >= n or toks[c[1]].key not in ("cells", "cell") and c[3][0] != "cell_type":
+                continue
+            if c[3][0] == "cell_type" or c[3][0] in ("gene", "protein"):
+                if toks[c[1] - 1].sent == toks[min(c[1], n - 1)].sent and (
+                    c[3][0] == "cell_type" or self.joiners[c[1] - 1] == " "
+                ):
+                    name = c[2]
+                    if (
+                        any(ch.isdigit() for ch in name)
+                        and not name[:1].islower()
+                        and not name.upper().startswith(lx.PROTEIN_PREFIXES)  # "CD4 cells" are T cells
+                    ):
+                        lines.add(name)
+        if not lines:
+            return
+        for k, c in enumerate(chosen):
+            if c[2] in lines and c[3][0] in ("gene", "protein"):
+                chosen[k] = (c[0], c[1], c[2], ("cell_type",), c[4])
 
     def _type_title(self, chosen: list[tuple[int, int, str, tuple[str, ...], int]]) -> None:
         """The title entity takes the type of the same name in the text, else the one the text's
@@ -1078,6 +1142,7 @@ class _Recogniser:
         named = ("location", "person", "organization")
         extended: dict[str, tuple[str, ...]] = {}
         surnames: set[str] = set()
+        forenames: set[str] = set()  # first words of person names ("Chiang" of "Chiang Kai-shek")
         typed: dict[str, tuple[str, ...]] = {}
         for c in chosen:
             words = c[2].split(" ")
@@ -1085,7 +1150,9 @@ class _Recogniser:
                 extended.setdefault(" ".join(words[:-1]), c[3])
             if c[3][0] == "person" and len(words) > 1:
                 surnames.add(words[-1])
+                forenames.add(words[0])
         alone = {c[2] for c in chosen if " " not in c[2] and c[4] >= 2}
+        forenames.difference_update(lx.PERSON_TITLES)
         for c in chosen:  # "Nigella Lawson ... Lawson": a full name whose surname is used alone
             words = c[2].split(" ")
             if c[3] == ("concept",) and 2 <= len(words) <= 3 and words[-1] in alone and all(_is_cap(w) for w in words):
@@ -1102,6 +1169,8 @@ class _Recogniser:
             types = typed.get(c[2]) or extended.get(c[2])
             if types is None and len(words) <= 3 and words[-1] in surnames:
                 types = ("person",)  # "Pierre Curie" next to the person "Marie Curie"; "Curie" alone
+            if types is None and len(words) == 1 and words[0] in forenames:
+                types = ("person",)  # "Chiang" after "Chiang Kai-shek": a family name written first
             for nb in (k - 1, k + 1):
                 if types is not None:
                     break
@@ -1124,13 +1193,15 @@ class _Recogniser:
         """ "long form (ABBR)": the long form is one mention, typed by its head word or by the
         mention that covers it ("hepatocellular carcinoma (HCC)", "sodium/iodide symporter (NIS)");
         ABBR in the brackets and its later uses are mentions of the long form. A long form that is
-        no entity ("randomized controlled trial (RCT)") keeps ABBR from being guessed a gene."""
+        no entity ("randomized controlled trial (RCT)", "store-operated calcium entry (SOCE)") keeps
+        ABBR from being guessed a gene: a letters-only ABBR found by pattern is then no mention."""
         if not self.definitions:
             return chosen
         toks = self.tokens
         by_start = {c[0]: c for c in chosen}
         aliases: dict[str, tuple[str, tuple[str, ...]]] = {}
         replace: list[tuple[int, int, int, int, str, tuple[str, ...]]] = []  # long t0, t1, abbr t0, t1, name, types
+        unnamed: set[str] = set()  # ABBRs whose long form is no entity
         for long_start, long_end, abbr, abbr_start, abbr_end in self.definitions:
             l0, l1 = self.span_tokens(long_start, long_end)
             a0, a1 = self.span_tokens(abbr_start, abbr_end)
@@ -1140,6 +1211,7 @@ class _Recogniser:
             exact = next((c for c in inside if c[0] == l0 and c[1] == l1), None)
             if exact is not None:
                 if exact[4] == 3 and exact[3] == ("concept",):
+                    unnamed.add(abbr)
                     continue
                 name, types = exact[2], exact[3]
             else:
@@ -1148,6 +1220,7 @@ class _Recogniser:
                 if types is None and tail is not None and tail[4] <= 2:
                     types = tail[3]
                 if types is None:
+                    unnamed.add(abbr)
                     continue
                 name = lx.display_name(self.text[toks[l0].start : toks[l1 - 1].end])
             inner_abbr = by_start.get(a0)
@@ -1155,6 +1228,19 @@ class _Recogniser:
                 continue  # the gazetteer knows ABBR as something else: trust it
             aliases.setdefault(abbr, (name, types))
             replace.append((l0, l1, a0, a1, name, types))
+        unnamed -= aliases.keys()
+        if unnamed:
+            chosen = [
+                c
+                for c in chosen
+                if not (
+                    c[4] >= 1
+                    and c[1] - c[0] == 1
+                    and toks[c[0]].text in unnamed
+                    and toks[c[0]].text.isalpha()
+                    and c[3][0] in ("gene", "protein", "compound")
+                )
+            ]
         if not replace:
             return chosen
         drop = bytearray(len(toks))
@@ -1332,6 +1418,10 @@ def _is_symbol(word: str, bio: bool = True) -> bool:
     not a gene)."""
     if len(word) < 3 or word in lx.SYMBOL_STOP or word.upper() in lx.ACRONYM_STOP:
         return False
+    if _VARIANT_WORD.match(word):
+        return False  # "D90A", "Pro75": a variant or a residue, not a gene
+    if word.rstrip("0123456789").upper() in lx.ACRONYM_STOP:
+        return False  # "SNP7", "IVS3": a numbered instance of a non-gene acronym
     if _MOUSE_SYMBOL.match(word):
         return bio
     if not _SYMBOL.match(word):

@@ -48,11 +48,6 @@ DISEASE_HEAD_WORDS = word_set("disease_head_words.txt")
 DISEASE_SUFFIXES = word_tuple("disease_suffixes.txt")
 DISEASE_STOP = word_set("disease_stop.txt")
 
-# Animals and other organisms named by a common noun.
-ORGANISM_WORDS = word_set("organism_words.txt")
-# Words that name people as a species in biomedical text; all mentions map to one "Humans" entity.
-HUMAN_WORDS = word_set("human_words.txt")
-
 # Chemical elements and common inorganic compounds, written in lower case.
 ELEMENT_WORDS = word_set("element_words.txt")
 # Drug-name stems (WHO INN) and chemical word endings; the strong ones name a drug even when
