@@ -270,11 +270,25 @@ def read_passages(path: Path, limit: int | None) -> list[tuple[str, str]]:
     return passages[:limit] if limit else passages
 
 
-def evaluate_passages(path: Path, limit: int | None, errors: int) -> dict:
-    passages = read_passages(path, limit)
+def _shape(text: str, entity) -> str:
+    """How a concept-typed entity stands in its passage: the passage's title, quoted (a work),
+    one word or several."""
+    if entity.first_start < text.find("\n"):
+        return "title"
+    before = text[max(0, entity.first_start - 1) : entity.first_start]
+    if before in ('"', "“", "'"):
+        return "quoted"
+    return "one word" if " " not in entity.name else "several words"
+
+
+def evaluate_passages(path: Path, limit: int | None, errors: int, concepts: int = 0, skip: int = 0) -> dict:
+    passages = read_passages(path, None)[skip:]
+    passages = passages[:limit] if limit else passages
     found = 0
     types: Counter[str] = Counter()
     missed: list[str] = []
+    concept_names: Counter[str] = Counter()
+    concept_shapes: Counter[str] = Counter()
     clear_caches()
     started = time.perf_counter()
     for title, body in passages:
@@ -282,6 +296,9 @@ def evaluate_passages(path: Path, limit: int | None, errors: int) -> dict:
         _, entities = predict(text)
         for e in entities:
             types[e.type] += 1
+            if e.type == "concept" and concepts:
+                concept_names[e.name] += 1
+                concept_shapes[_shape(text, e)] += 1
         want = node_key(_PARENTHETICAL.sub("", title))
         if any(node_key(e.name) == want for e in entities):
             found += 1
@@ -300,6 +317,9 @@ def evaluate_passages(path: Path, limit: int | None, errors: int) -> dict:
     }
     if errors:
         out["missed_titles"] = missed
+    if concepts:
+        out["concepts"] = concept_names.most_common(concepts)
+        out["concept_shapes"] = {k: n / total for k, n in concept_shapes.most_common()}
     return out
 
 
@@ -344,6 +364,12 @@ def print_report(results: dict) -> None:
         print(f"  title recall   {_fmt(res['title_recall'])}")
         print(f"  concept share  {_fmt(res['concept_share'])}")
         print("  types          " + ", ".join(f"{t} {share:.1%}" for t, share in res["types"].items()))
+        if res.get("concept_shapes"):
+            print(
+                "  concepts by shape (share of all entities): "
+                + ", ".join(f"{k} {share:.1%}" for k, share in res["concept_shapes"].items())
+            )
+            print("  concepts by frequency: " + ", ".join(f"{s} x{n}" for s, n in res["concepts"]))
         if res.get("missed_titles"):
             print("  missed titles: " + "; ".join(res["missed_titles"]))
         print()
@@ -356,6 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--musique", type=Path, default=SHARED / "multihop_qa" / "musique_train_corpus.json")
     parser.add_argument("--limit", type=int, default=None, help="first N documents/passages of each set")
     parser.add_argument("--errors", type=int, default=0, help="list the N most frequent misses and wrong mentions")
+    parser.add_argument(
+        "--concepts", type=int, default=0, help="list the N commonest concept entities of passages, by shape"
+    )
+    parser.add_argument(
+        "--skip", type=int, default=0, help="passages only: leave out the first N (with --limit, a held-out split)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     results: dict = {}
@@ -364,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("hotpotqa", "musique"):
         path = getattr(args, name)
         if path and path.exists():
-            results[name] = evaluate_passages(path, args.limit, args.errors)
+            results[name] = evaluate_passages(path, args.limit, args.errors, args.concepts, args.skip)
     if not results:
         print("no data set found (see --help)", file=sys.stderr)
         return 1
