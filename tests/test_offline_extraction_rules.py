@@ -81,3 +81,63 @@ def test_a_family_name_written_first_and_used_alone_is_the_person():
         "In 1928 Chiang led the Republic of China."
     )
     assert got["Chiang"] == "person"
+
+
+# -- typing capitalised names in encyclopedia text (issue 22 part 3: fewer `concept` entities) -----
+
+
+def test_a_definition_is_typed_by_its_head_noun_the_last_of_its_phrase():
+    assert typed("Jaral Vennick is an American film producer and director.")["Jaral Vennick"] == "person"
+    assert typed("Quiet Harbor Nights is a 1999 television film directed by a newcomer.")["Quiet Harbor Nights"] == (
+        "concept"
+    )
+    assert typed("Tolvane Rising is a novel about an Iraqi lieutenant.")["Tolvane Rising"] == "concept"
+
+
+def test_an_apposition_types_the_name_before_it():
+    got = typed("The novel was praised by Veltor Quandish, the professor of history at the college.")
+    assert got["Veltor Quandish"] == "person"
+    got = typed("Last year the crowd in Marlowe Vale, the band played for hours.")
+    assert got.get("Marlowe Vale") != "organization"  # no closed apposition: a clause goes on
+
+
+def test_born_in_brackets_after_other_text_makes_a_person():
+    assert typed("Tavin Morrow ( ; born 4 May 1970) won the race twice.")["Tavin Morrow"] == "person"
+
+
+def test_a_sentence_of_many_names_with_a_period_is_not_a_title():
+    got = typed("Orvil Danthe was an Earl of Tarnholm and brother of King Harald Danthe.")
+    assert "Orvil Danthe" in got
+
+
+def test_an_organisation_word_before_of_makes_an_organisation():
+    got = typed("Her works hang in the Whitby Museum of Modern Art and elsewhere.")
+    assert got["Whitby Museum of Modern Art"] == "organization"
+
+
+def test_plural_role_and_place_nouns_type_the_names_after_them():
+    got = typed("The film reunites the director with actors Brannock and Celwyn in a new story.")
+    assert got["Brannock"] == "person" and got["Celwyn"] == "person"
+    got = typed("The district includes the counties of Kaval, Meru and Tolan.")
+    assert got["Kaval"] == "location" and got["Tolan"] == "location"
+
+
+def test_who_or_a_speech_verb_after_a_name_makes_a_person():
+    assert typed("In the war Tosrig Belvane, who led the revolt, fled north.")["Tosrig Belvane"] == "person"
+    assert typed("In March Corwin Adley said the plan had failed.")["Corwin Adley"] == "person"
+    got = typed("He was related to the king of Tarnholm who rewarded him with land.")
+    assert got.get("Tarnholm") != "person"  # "who" is the king's
+
+
+def test_played_for_the_name_makes_a_team():
+    assert typed("Later he played for the Harbor Rock Gulls for six seasons.")["Harbor Rock Gulls"] == "organization"
+    assert typed("The lead was played by Ingra Veldt in the end.")["Ingra Veldt"] == "person"
+
+
+def test_a_title_is_not_typed_by_a_one_word_name_it_starts_with():
+    got = typed(
+        "# Onufri Publishing House\n\nOnufri Publishing House is an independent publishing house in Tirana. "
+        "It is named after the painter Onufri."
+    )
+    assert got["Onufri"] == "person"
+    assert got["Onufri Publishing House"] != "person"

@@ -130,7 +130,19 @@ _IN_PLACE = re.compile(r"\b(?:in|near|at|from)\s+$")
 _COMMA_NAME = re.compile(r",\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 _TITLE_TEXT = re.compile(r"^\s*#{1,6}\s*(.+?)(?:\s*\([^()]*\))?\s*$")
 _DEFINITION_WORDS = r"(?:is|was|are|were)\s+(?:an?|the|one\s+of\s+the)\s+((?:[\w'’.-]+[ ,]+){0,8}[\w'’-]+)"
-_DEFINITION_AFTER = re.compile(r"(?:\s*\([^()]*\))?(?:\s*,[^,.;]{0,80},)?\s*" + _DEFINITION_WORDS)
+_DEFINITION_AFTER = re.compile(r"(?:\s*\([^()]*\)){0,3}(?:\s*,[^,.;]{0,80},)?\s*" + _DEFINITION_WORDS)
+# "Ann Smith, the professor of ...", "Lodi, a town in ...": an apposition says what a name is
+_APPOSITION = re.compile(r"(?:\s*\([^()]*\)){0,3}\s*,\s+(?:an?|the)\s+((?:[\w'’.-]+[ ,]+){0,8}[\w'’-]+)")
+_TEAM_BEFORE = re.compile(
+    r"\b(?:play(?:ed|s|ing)?\s+for|signed\s+(?:with|by)|drafted\s+by|traded\s+to)\s+(?:the\s+)?$", re.IGNORECASE
+)
+_WHO_AFTER = re.compile(r"(?:\s*\([^()]*\))?\s*,?\s+who(?:se)?\b")
+_PERSON_VERBS = word_set("person_verbs.txt")
+_ADVERBS_BEFORE_VERB = frozenset({"also", "later", "then", "once", "never", "reportedly", "famously", "subsequently"})
+_PHRASE_END = frozenset(
+    "of in from that which who whose where when based located by for with about on at to as after during since "
+    "until between".split()
+)
 _DEFINITION_ANYWHERE = re.compile(r"\b" + _DEFINITION_WORDS)
 _WORD = re.compile(r"^[A-Za-z][a-z]{4,}$")
 _LOWER_WORD = re.compile(r"^[a-z]{3,}$")
@@ -183,7 +195,8 @@ _PERSON_NOUN = re.compile(
     r"journalist|lawyer|judge|saint|pope|priest|statesman|diplomat|astronomer|geologist|psychologist)\b",
     re.IGNORECASE,
 )
-_BORN = re.compile(r"\s*(?:\(\s*born\b|,?\s+was born\b)")
+# "X (born 1961)", "X ( ; born 30 July 1970)", "X (née Smith; born ...)", "X was born"
+_BORN = re.compile(r"\s*(?:\([^()]{0,40}?\bborn\b|,?\s+was born\b)")
 _ET_AL = re.compile(r"\s+et\s+al\b")
 _GENE_CUES = word_set("gene_cues.txt")
 
@@ -876,11 +889,20 @@ class _Recogniser:
             return ("organization",), 2
         if last in lx.LOCATION_LAST or first in lx.LOCATION_FIRST:
             return ("location",), 2
+        for k in range(1, len(words) - 2):  # "Whitney Museum of American Art", "Bay of Biscay"
+            if words[k + 1] == "of" and _singular(words[k]) in lx.ORG_WORDS:
+                return ("organization",), 2
+            if words[k + 1] == "of" and _singular(words[k]) in lx.LOCATION_LAST:
+                return ("location",), 2
         if len(words) >= 2 and first in _DIRECTIONS and _known_place(" ".join(words[1:])):
             return ("location",), 2  # "Southern United States", "North Wales"
         if _BORN.match(text, after) or _LIFE_DATES.match(text, after):
             return ("person",), 2
-        head = _definition_head(text, after)
+        # an apposition types a name, but not one word at a clause start ("Historically, the
+        # region ...") nor an "X of Y" name (it may describe Y: "Presidency of Shimon Peres, the
+        # ninth President")
+        apposition = "of" not in words and (len(words) > 1 or not self.clause_start(start))
+        head = _definition_head(text, after, apposition=apposition)
         if head is not None:
             return head, 2
         if len(words) >= 2 and len(first) == 1 and _is_cap(last):
@@ -893,13 +915,19 @@ class _Recogniser:
         ):
             return ("person",), 2
         if start > 0 and self.spaced(start - 1) and toks[start - 1].text.islower():
-            noun = toks[start - 1].key  # "the band Metallica", "the city of Adelaide"
-            if noun == "of" and start > 1 and self.spaced(start - 2):
+            # "the band Metallica", "the city of Adelaide", "the counties of Kauai, Maui ...",
+            # "actors Bale and Caine", "guitarist Slash"
+            noun = toks[start - 1].key
+            of = noun == "of" and start > 1 and self.spaced(start - 2)
+            if of:
                 noun = toks[start - 2].key
+            noun = _singular(noun)
             if noun in voc.ORGANIZATION_NOUNS:
                 return ("organization",), 2
             if noun in voc.LOCATION_NOUNS:
                 return ("location",), 2
+            if not of and noun in voc.PERSON_NOUNS and len(words) <= 4:
+                return ("person",), 2
         if len(words) == 1 and first in voc.GIVEN_NAMES and not self.clause_start(start):
             return ("person",), 2  # "David" after "David Bowie", or a first name alone
         if len(words) >= 2 and last.endswith("s") and len(last) > 4 and _known_place(" ".join(words[:-1])):
@@ -914,7 +942,29 @@ class _Recogniser:
             return ("person",), 2
         if _BORN_IN.search(before) or _IN_PLACE.search(before) and _place_after(text, after):
             return ("location",), 2
+        if _TEAM_BEFORE.search(before):
+            return ("organization",), 2  # "played for the Tampa Bay Buccaneers"
+        if (
+            len(words) <= 4
+            and "of" not in words
+            and not (start > 0 and toks[start - 1].key == "of")  # "the king of Powys who ..."
+            and not (last.endswith("s") and start > 0 and toks[start - 1].key == "the")  # "the Beatles, who"
+            and _singular(last) not in lx.DEMONYMS  # "Bengali Muslims, who"
+            and last.lower() not in voc.PERSON_NOUNS  # a role: "as Deputy Prime Minister, who"
+            and (_WHO_AFTER.match(text, after) or self._person_verb_after(end))
+        ):
+            return ("person",), 2  # "Tostig, who ...", "Chet Atkins said ..."
         return ("concept",), 3
+
+    def _person_verb_after(self, end: int) -> bool:
+        """A verb only people do follows the name ("Caine said", "Tostig married")."""
+        toks = self.tokens
+        k = end + 1
+        if k >= len(toks) or not self.spaced(end) or toks[k].raw_end > toks[k].end:
+            return False
+        if toks[k].key in _ADVERBS_BEFORE_VERB and k + 1 < len(toks) and self.spaced(k):
+            k += 1
+        return toks[k].key in _PERSON_VERBS and toks[k].text.islower()
 
     def _common_word(self, word: str) -> bool:
         if word in lx.ORG_WORDS or word in lx.LOCATION_LAST:
@@ -951,7 +1001,10 @@ class _Recogniser:
         out = set()
         for sent, (total, caps) in counts.items():
             ratio = caps / total
-            if total >= 3 and ratio >= 0.75 and (ratio >= 0.9 or not self.sentences[sent].text.rstrip().endswith(".")):
+            # a statement ending in a period is title-like only with every content word capitalised:
+            # "Tostig Godwinson was an Anglo-Saxon Earl of Northumbria and brother of King Harold
+            # Godwinson." names people (its one lower-case word, "brother", says it is a sentence)
+            if total >= 3 and (ratio == 1.0 or ratio >= 0.75 and not self.sentences[sent].text.rstrip().endswith(".")):
                 out.add(sent)
         return out
 
@@ -1117,7 +1170,8 @@ class _Recogniser:
                     and c[3] != ("concept",)
                     and c[4] <= 2
                     and (
-                        key.startswith(c[2].casefold())
+                        " " in c[2]
+                        and key.startswith(c[2].casefold())  # not "Onufri" (a painter) in "Onufri Publishing House"
                         or c[2].casefold().startswith(key)
                         or _words_within(key.split(" "), c[2].casefold().split(" "))
                     )
@@ -1161,8 +1215,11 @@ class _Recogniser:
             if c[3] != ("concept",):
                 typed.setdefault(c[2], c[3])
         toks = self.tokens
-        original = [c[3] for c in chosen]  # only types found by a cue spread to neighbours
-        for k, c in enumerate(chosen):
+        # only types found by a cue spread to neighbours, along a list in both directions ("the
+        # counties of Kaval, Meru and Tolan": Kaval's type reaches Tolan through Meru)
+        original = [c[3] for c in chosen]
+        for k in list(range(len(chosen))) + list(range(len(chosen) - 1, -1, -1)):
+            c = chosen[k]
             if c[3] != ("concept",) or c[4] != 3:
                 continue
             words = c[2].split(" ")
@@ -1183,6 +1240,8 @@ class _Recogniser:
                     types = original[nb]
             if types is not None:
                 chosen[k] = (c[0], c[1], c[2], types, 2)
+                if types[0] in named:
+                    original[k] = types
 
     def _mention(self, t0: int, t1: int, name: str, types: tuple[str, ...], tier: int) -> Mention:
         toks = self.tokens
@@ -1380,27 +1439,73 @@ def _head_types(head: str) -> tuple[str, ...] | None:
     return None
 
 
-def _definition_head(text: str, start: int, end: int | None = None, anywhere: bool = False) -> tuple[str, ...] | None:
+def _definition_head(
+    text: str, start: int, end: int | None = None, anywhere: bool = False, apposition: bool = False
+) -> tuple[str, ...] | None:
     """The type a definition gives a name: "X is an American actor" -> person; "X is a town in" ->
-    location; "X was a band" -> organization; a work ("a 1999 film") -> concept."""
+    location; "X was a band" -> organization; a work ("a 1999 film") -> concept. With
+    ``apposition``, an apposition right after the name counts too ("X, the professor of ...") when
+    its noun phrase is closed (by a preposition, a relative word or punctuation, not a verb:
+    "Paris, the band played" says nothing of Paris)."""
     window = text[start : (end if end is not None else start + 160)]
     m = (_DEFINITION_ANYWHERE.search if anywhere else _DEFINITION_AFTER.match)(window)
-    if m is None:
+    if m is not None:
+        return _phrase_head(m.group(1), closed=False)
+    if anywhere or not apposition:
         return None
-    for word in m.group(1).split(" ")[:8]:
-        key = word.strip(",;:()\"'").lower()
+    m = _APPOSITION.match(window)
+    return None if m is None else _phrase_head(m.group(1), closed=True)
+
+
+def _phrase_head(phrase: str, closed: bool) -> tuple[str, ...] | None:
+    """The type of a noun phrase by its head: "a film producer" is a person, "a television film" a
+    work, "a town in ..." a place. The head is the last type noun of the first conjunct that has
+    one ("a celebrity cook, food writer and publisher": writer); the phrase ends at a preposition
+    or relative word, a comma, "and", or a participle after a type noun ("a film directed by").
+    With ``closed`` (an apposition), the head must be the phrase's last word before it ends at a
+    preposition, relative word or punctuation ("the professor of ...", not "the first film
+    version of ...", not "the band played")."""
+    words = phrase.split(" ")[:9]
+    found: tuple[str, ...] | None = None
+    for word in words:
+        key = word.strip(",;:()\"'.").lower()
         if not key:
             continue
-        if key in voc.PERSON_NOUNS:
-            return ("person",)
-        if key in voc.LOCATION_NOUNS:
-            return ("location",)
-        if key in voc.ORGANIZATION_NOUNS:
-            return ("organization",)
-        if key in voc.WORK_NOUNS:
-            return ("concept",)
-        if key in ("of", "in", "from", "that", "which", "who", "based", "located", "by", "for", "with"):
-            break
+        if key in _PHRASE_END:
+            return found
+        if key == "and" and found is not None:
+            return None if closed else found
+        if found is not None and key.endswith(("ed", "ing")) or closed and key.endswith(("'s", "’s")):
+            return None if closed else found
+        types = _noun_type(key)
+        if closed:
+            found = types
+        elif types is not None:
+            found = types
+        if word.endswith((",", ";", ":", ".")) and found is not None:
+            return found
+    return found if not closed or len(phrase.split(" ")) < 9 else None
+
+
+def _singular(word: str) -> str:
+    """A plural noun's singular, for look-ups in the noun lists ("actors", "counties", "Museums")."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _noun_type(key: str) -> tuple[str, ...] | None:
+    """The type a head noun gives a name ("actor" a person, "river" a place, "film" a concept)."""
+    if key in voc.PERSON_NOUNS:
+        return ("person",)
+    if key in voc.LOCATION_NOUNS:
+        return ("location",)
+    if key in voc.ORGANIZATION_NOUNS:
+        return ("organization",)
+    if key in voc.WORK_NOUNS:
+        return ("concept",)
     return None
 
 
