@@ -141,3 +141,40 @@ def test_a_title_is_not_typed_by_a_one_word_name_it_starts_with():
     )
     assert got["Onufri"] == "person"
     assert got["Onufri Publishing House"] != "person"
+
+
+def test_an_en_dash_joins_the_parts_of_one_name():
+    got = typed("The firm closed after the Glass–Steagall Act passed. It served the Dallas–Fort Worth area.")
+    assert "Glass–Steagall Act" in got and "Glass" not in got
+    assert got["Dallas–Fort Worth"] == "location"
+
+
+def test_organism_nouns_type_a_species():
+    got = typed("# Brelia tundrana\n\nBrelia tundrana is a species of flowering plant in the aster family.")
+    assert got["Brelia Tundrana"] == "organism"
+    assert typed("Along the shore grows the marsh flower Velmora, rarely seen.")["Velmora"] == "organism"
+
+
+def test_family_and_fictional_roles_are_people():
+    assert typed("He was named after Georvan Tellick, a friend of the family.")["Georvan Tellick"] == "person"
+    assert typed("# Orrin Vasket\n\nOrrin Vasket is a fictional character in a novel.")["Orrin Vasket"] == "person"
+
+
+def test_publishers_and_networks_are_organisations():
+    got = typed("The game was published by Brightmoor for home consoles. It aired on the Kestrel network.")
+    assert got["Brightmoor"] == "organization"
+    assert got["Kestrel"] == "organization"
+    got = typed("In it Homer becomes a critic for a Quillfield newspaper near the coast.")
+    assert got.get("Quillfield") != "organization"  # a name used as a modifier names no newspaper
+
+
+def test_a_subject_the_text_calls_he_or_she_is_a_person():
+    got = typed("Marvel Tessing won the cup in 1990. She retired two years later.")
+    assert got["Marvel Tessing"] == "person"
+    got = typed("# Dannel Orry\n\nRichard Amos Orry was a football end. He played ten seasons.")
+    assert got["Dannel Orry"] == "person"
+
+
+def test_a_team_named_by_its_last_word_is_the_team():
+    got = typed("Later he played for the Harbor Rock Gulls. The Gulls won the league that year.")
+    assert got["Gulls"] == "organization"

@@ -136,6 +136,18 @@ _APPOSITION = re.compile(r"(?:\s*\([^()]*\)){0,3}\s*,\s+(?:an?|the)\s+((?:[\w'�
 _TEAM_BEFORE = re.compile(
     r"\b(?:play(?:ed|s|ing)?\s+for|signed\s+(?:with|by)|drafted\s+by|traded\s+to)\s+(?:the\s+)?$", re.IGNORECASE
 )
+# what companies, labels and networks do to things: "published by X", "aired on X"
+_BY_ORGANIZATION = re.compile(
+    r"\b(?:(?:published|distributed|manufactured|licensed|sponsored|operated|marketed)\s+by|"
+    r"(?:aired|airs|broadcast|broadcasts)\s+on)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+# organisation nouns that also follow a work's or an event's name ("the Simpsons franchise", "the
+# Tampa Bay area" is no noun here): after a name they say nothing of it
+_NOUNS_OF_WORKS_TOO = frozenset(
+    {"franchise", "brand", "chain", "series", "order", "division", "movement", "group", "channel"}
+)
+_PRONOUNS = {"he": "he", "his": "he", "him": "he", "she": "she", "her": "she", "it": "it", "its": "it", "they": "they"}
 _WHO_AFTER = re.compile(r"(?:\s*\([^()]*\))?\s*,?\s+who(?:se)?\b")
 _PERSON_VERBS = word_set("person_verbs.txt")
 _ADVERBS_BEFORE_VERB = frozenset({"also", "later", "then", "once", "never", "reportedly", "famously", "subsequently"})
@@ -804,6 +816,8 @@ class _Recogniser:
                 nxt = toks[j + 1]
                 if self.spaced(j) and caps[j + 1] and not self.hyphen_after(j + 1):
                     j += 1
+                elif self.joiners[j] == "–" and caps[j + 1] and not self.hyphen_after(j + 1):
+                    j += 1  # an en dash joins a name's parts: "Glass–Steagall Act", "Anheuser–Busch InBev"
                 elif (
                     self.spaced(j)
                     and nxt.key in lx.NAME_PARTICLES
@@ -885,6 +899,20 @@ class _Recogniser:
         after = toks[end].raw_end
         if len(words) == 1 and (first in lx.ORG_WORDS or first in lx.LOCATION_LAST or first in lx.LOCATION_FIRST):
             return ("concept",), 3  # "Records", "Park" alone name nothing (dropped as common words)
+        dashes = [k for k in range(start, end) if self.joiners[k] == "–"]
+        if dashes:  # "Dallas–Fort Worth": places joined are a place; "Lutheran Church–Missouri Synod"
+            parts, lo = [], start
+            for k in [*dashes, end]:
+                parts.append([toks[x].text for x in range(lo, k + 1)])
+                lo = k + 1
+            kinds = [
+                ("location",) if _known_place(" ".join(p)) else self._name_type(p0, p0 + len(p) - 1, p)[0]
+                for p0, p in zip([start, *[d + 1 for d in dashes]], parts)
+            ]
+            if all(k == ("location",) for k in kinds):
+                return ("location",), 2
+            if kinds[0] == ("organization",):
+                return ("organization",), 2
         if last in lx.ORG_WORDS or first in lx.ORG_FIRST:
             return ("organization",), 2
         if last in lx.LOCATION_LAST or first in lx.LOCATION_FIRST:
@@ -928,6 +956,8 @@ class _Recogniser:
                 return ("location",), 2
             if not of and noun in voc.PERSON_NOUNS and len(words) <= 4:
                 return ("person",), 2
+            if not of and noun in voc.ORGANISM_NOUNS:
+                return ("organism",), 2  # "the marsh flower Cotula coronopifolia"
         if len(words) == 1 and first in voc.GIVEN_NAMES and not self.clause_start(start):
             return ("person",), 2  # "David" after "David Bowie", or a first name alone
         if len(words) >= 2 and last.endswith("s") and len(last) > 4 and _known_place(" ".join(words[:-1])):
@@ -942,8 +972,21 @@ class _Recogniser:
             return ("person",), 2
         if _BORN_IN.search(before) or _IN_PLACE.search(before) and _place_after(text, after):
             return ("location",), 2
-        if _TEAM_BEFORE.search(before):
-            return ("organization",), 2  # "played for the Tampa Bay Buccaneers"
+        if _TEAM_BEFORE.search(before) or _BY_ORGANIZATION.search(before):
+            return ("organization",), 2  # "played for the Tampa Bay Buccaneers", "published by Codemasters"
+        noun = self._noun_after(start, end, words)  # "the Fox network", "the Hudson river"
+        if noun in voc.ORGANIZATION_NOUNS and noun not in _NOUNS_OF_WORKS_TOO:
+            return ("organization",), 2
+        if noun in voc.LOCATION_NOUNS:
+            return ("location",), 2
+        if (
+            2 <= len(words) <= 4
+            and toks[start].sent + 1 < len(self.sentences)
+            and start == bisect_left(self.token_starts, self.sentences[toks[start].sent].start)
+            and all(_is_cap(w) for w in words)
+            and self._pronoun_after(toks[start].sent) in ("he", "she")
+        ):
+            return ("person",), 2  # a sentence's subject that the text goes on about as "he"/"she"
         if (
             len(words) <= 4
             and "of" not in words
@@ -955,6 +998,45 @@ class _Recogniser:
         ):
             return ("person",), 2  # "Tostig, who ...", "Chet Atkins said ..."
         return ("concept",), 3
+
+    def _pronoun_after(self, sent: int) -> str | None:
+        """The personal pronoun that the first of the next three sentences starting with one starts
+        with ("he", "she", "it", "they"), after sentence ``sent``."""
+        toks, starts = self.tokens, self.token_starts
+        for s in range(sent + 1, min(sent + 4, len(self.sentences))):
+            k = bisect_left(starts, self.sentences[s].start)
+            if k < len(toks) and toks[k].sent == s and toks[k].key in _PRONOUNS:
+                return _PRONOUNS[toks[k].key]
+        return None
+
+    def _name_shaped_title(self) -> bool:
+        """The title is written as a name (see ``_name_shaped``) of two to four words."""
+        if not self.sentences or not self.headings[0]:
+            return False
+        t0, t1 = self.span_tokens(self.sentences[0].start, self.sentences[0].end)
+        return 2 <= t1 - t0 <= 4 and self._name_shaped(t0, t1)
+
+    def _noun_after(self, start: int, end: int, words: list[str]) -> str | None:
+        """The noun a name is the name of: "the Fox network", "the Hudson river" (after "the", the
+        noun ending the phrase). Not a name used as a modifier: "a Springfield newspaper", "the
+        Mandarin studio album", nor a nationality or common word ("the North American airport")."""
+        toks = self.tokens
+        k = end + 1
+        if (
+            start == 0
+            or toks[start - 1].key != "the"
+            or k >= len(toks)
+            or not self.spaced(end)
+            or toks[end].raw_end != toks[end].end
+            or not toks[k].text.islower()
+            or words[-1] in lx.DEMONYMS
+            or len(words) == 1
+            and self._common_word(words[0])
+        ):
+            return None
+        if k + 1 < len(toks) and self.spaced(k) and toks[k + 1].key not in lx.STOPWORDS:
+            return None  # the phrase goes on: "the Mandarin studio album"
+        return toks[k].key
 
     def _person_verb_after(self, end: int) -> bool:
         """A verb only people do follows the name ("Caine said", "Tostig married")."""
@@ -1184,6 +1266,8 @@ class _Recogniser:
                 if head is not None:
                     types = head
                     break
+        if types is None and self._name_shaped_title() and self._pronoun_after(1) in ("he", "she"):
+            types = ("person",)  # the text goes on about its subject as "he" or "she"
         if types is not None:
             for k, c in enumerate(chosen):
                 if c[4] == -1:
@@ -1205,6 +1289,8 @@ class _Recogniser:
             if c[3][0] == "person" and len(words) > 1:
                 surnames.add(words[-1])
                 forenames.add(words[0])
+            if c[3][0] == "organization" and len(words) > 1 and words[-1].endswith("s") and _is_cap(words[-1]):
+                extended.setdefault(words[-1], c[3])  # "the Buccaneers" after "Tampa Bay Buccaneers"
         alone = {c[2] for c in chosen if " " not in c[2] and c[4] >= 2}
         forenames.difference_update(lx.PERSON_TITLES)
         for c in chosen:  # "Nigella Lawson ... Lawson": a full name whose surname is used alone
@@ -1504,6 +1590,8 @@ def _noun_type(key: str) -> tuple[str, ...] | None:
         return ("location",)
     if key in voc.ORGANIZATION_NOUNS:
         return ("organization",)
+    if key in voc.ORGANISM_NOUNS:
+        return ("organism",)
     if key in voc.WORK_NOUNS:
         return ("concept",)
     return None

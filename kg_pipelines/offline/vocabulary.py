@@ -34,6 +34,8 @@ GIVEN_NAMES = word_set("given_names.txt")
 PERSON_NOUNS = word_set("person_nouns.txt")
 LOCATION_NOUNS = word_set("location_nouns.txt")
 ORGANIZATION_NOUNS = word_set("organization_nouns.txt")
+# "X is a species of ...", "the marsh flower X": organisms.
+ORGANISM_NOUNS = word_set("organism_nouns.txt")
 # Nouns of named things that are none of the above (works, events, products): ``concept``.
 WORK_NOUNS = word_set("work_nouns.txt")
 
