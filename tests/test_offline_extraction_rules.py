@@ -178,3 +178,16 @@ def test_a_subject_the_text_calls_he_or_she_is_a_person():
 def test_a_team_named_by_its_last_word_is_the_team():
     got = typed("Later he played for the Harbor Rock Gulls. The Gulls won the league that year.")
     assert got["Gulls"] == "organization"
+
+
+def test_a_role_before_a_name_is_not_part_of_it():
+    got = typed("In the vote, Incumbent Republican Senator Orrin Hatch won again. Premier Jay Weatherill spoke.")
+    assert got["Orrin Hatch"] == "person" and got["Jay Weatherill"] == "person"
+    assert not any("Senator" in name or "Premier" in name for name in got)
+
+
+def test_a_quoted_title_is_one_name_not_its_capitalised_parts():
+    got = typed('Her films include "What Women Want" and "House of 1000 Corpses", and she reads "The Daily Telegraph".')
+    assert got["What Women Want"] == "concept" and "Women Want" not in got
+    assert got["House of 1000 Corpses"] == "concept" and "Corpses" not in got
+    assert got["The Daily Telegraph"] == "organization"

@@ -147,6 +147,7 @@ _BY_ORGANIZATION = re.compile(
 _NOUNS_OF_WORKS_TOO = frozenset(
     {"franchise", "brand", "chain", "series", "order", "division", "movement", "group", "channel"}
 )
+_QUOTED = re.compile(r'"([^"\n]{3,80})"|“([^”\n]{3,80})”')
 _PRONOUNS = {"he": "he", "his": "he", "him": "he", "she": "she", "her": "she", "it": "it", "its": "it", "they": "they"}
 _WHO_AFTER = re.compile(r"(?:\s*\([^()]*\))?\s*,?\s+who(?:se)?\b")
 _PERSON_VERBS = word_set("person_verbs.txt")
@@ -858,10 +859,15 @@ class _Recogniser:
                 start += 1
             while end >= start and (toks[end].key in lx.NAME_PARTICLES or toks[end].key in lx.COMMON_CAPITALISED):
                 end -= 1
+            role_end = self._role_before_name(start, end)
+            if role_end is not None:
+                start = role_end + 1  # "Premier Jay Weatherill", "Incumbent U.S. Senator Orrin Hatch"
             if start <= end:
                 words = [toks[k].text for k in range(start, end + 1)]
                 first, last = words[0], words[-1]
                 types, tier = self._name_type(start, end, words)
+                if role_end is not None:
+                    types, tier = ("person",), 2
                 keep = True
                 if at_start and start == i and tier == 3:
                     keep = end > start or first in mid_caps
@@ -875,6 +881,58 @@ class _Recogniser:
                     surface = text[toks[start].start : toks[end].end]
                     self.add(start, end + 1, lx.display_name(surface), types, tier)
             i = j + 1
+
+    def quoted_titles(self) -> None:
+        """A title in quotation marks ("House of 1000 Corpses", "What Women Want") is one name, a
+        work's (``concept``, or an organisation's or place's by its words: "The Daily Telegraph"):
+        the capitalised words inside it are no names of their own ("Corpses", "Women Want"). Only a
+        quote written as a title (two to ten words, the first and the last capitalised or a number,
+        every other content word too) in which a part was taken for a name."""
+        toks, text = self.tokens, self.text
+        for m in _QUOTED.finditer(text):
+            q0, q1 = m.start(m.lastindex or 1), m.end(m.lastindex or 1)
+            t0, t1 = self.span_tokens(q0, q1)
+            if not 2 <= t1 - t0 <= 10 or toks[t0].sent != toks[t1 - 1].sent or self.headings[toks[t0].sent]:
+                continue
+            words = [toks[k] for k in range(t0, t1)]
+            if not all(w.text[:1].isupper() or w.text[:1].isdigit() for w in (words[0], words[-1])):
+                continue
+            if any(w.text[:1].islower() and w.key not in lx.STOPWORDS for w in words):
+                continue
+            if not any(self.caps[k] for k in range(t0, t1)) or text[toks[t1 - 1].end : q1].strip(" .,!?") != "":
+                continue
+            inside = [c for c in self.cands if t0 <= c[0] and c[1] <= t1 and c[4] >= 2 and (c[0], c[1]) != (t0, t1)]
+            if not inside:
+                continue  # only where a part of the title was taken for a name
+            last = words[-1].text  # typed by its last word only: "The Daily Telegraph", not "House of ..."
+            types = (
+                ("organization",)
+                if last in lx.ORG_WORDS
+                else ("location",)
+                if last in lx.LOCATION_LAST
+                else ("concept",)
+            )
+            self.add(t0, t1, lx.display_name(text[toks[t0].start : toks[t1 - 1].end]), types, 2)
+
+    def _role_before_name(self, start: int, end: int) -> int | None:
+        """The index of a capitalised role or title ("Premier", "Senator", "Justice" is none) that
+        begins or sits inside a capitalised run and is followed by a personal name of two or three
+        capitalised words: "Premier Jay Weatherill" is the person Jay Weatherill."""
+        toks = self.tokens
+        for k in range(start, end - 1):
+            if end - k not in (2, 3):
+                continue
+            if not (toks[k].key in voc.PERSON_NOUNS or toks[k].text in lx.PERSON_TITLES):
+                continue
+            rest = [toks[x].text for x in range(k + 1, end + 1)]
+            if not all(_is_cap(w) or len(w) == 1 for w in rest) or len(rest[-1]) < 2:
+                continue
+            if any(w in lx.ORG_WORDS or w in lx.LOCATION_LAST or w.lower() in voc.PERSON_NOUNS for w in rest):
+                continue
+            if any(self._common_word(w) for w in rest):
+                continue
+            return k
+        return None
 
     def _leading_initials(self, i: int) -> int | None:
         """If tokens from i are initials ("J. R. R.") followed by a capitalised word, that word's index."""
@@ -1676,6 +1734,7 @@ def analyze(text: str) -> Analysis:
     rec.gazetteer()
     rec.patterns()
     rec.capitalised()
+    rec.quoted_titles()
     rec.title()
     mentions = rec.resolve()
     cues = []
