@@ -106,7 +106,7 @@ def test_born_in_brackets_after_other_text_makes_a_person():
 
 
 def test_a_sentence_of_many_names_with_a_period_is_not_a_title():
-    got = typed("Orvil Danthe was an Earl of Tarnholm and brother of King Harald Danthe.")
+    got = typed("Orvil Danthe was an Anglo-Saxon Earl of Tarnholm and brother of King Harald Danthe.")
     assert "Orvil Danthe" in got
 
 
