@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/dedup_eval.py [--nodes 100000] [--sample 10000]
         [--datasets ../shared/datasets] [--skip-scale] [--skip-quality] [--only biored,febrl,...]
-        [--biored-abstracts 250] [--biored-unit node|mention] [--show-merges] [--febrl-entities 1000]
+        [--biored-abstracts 250] [--biored-rest] [--biored-unit node|mention] [--show-merges] [--febrl-entities 1000]
         [--pairs N]
 
 1. Scale: a synthetic graph of ``--nodes`` nodes over 5 types (random 384-d unit vectors, made-up
@@ -16,7 +16,10 @@
 2. Quality, real data with gold labels, the real embedder (all-MiniLM-L6-v2) and the whole cascade
    (sibling names, metadata conflicts, exact and same-token names, the score):
    - BioRED Train + Dev (``--biored-abstracts N``: a random sample of N of the 500 abstracts,
-     seed 21), two separate figures:
+     seed 21, the reported figure; ``--biored-rest``: the abstracts that sample leaves out, the
+     design split on which rules are chosen). Each abstract is one chunk, written to ``chunks``
+     and ``kg_node_support`` for the nodes it holds, as graph building does (the species rule reads
+     the organisms a node's chunks name). Two separate figures:
      (a) ingestion identity: graph building makes every mention of one type and one ``node_key``
          (case- and separator-insensitive name, ``ingestion/names.py``) one node, so ``MMP2`` and
          ``Mmp2`` are never two nodes. Its precision: over every pair of distinct mention strings
@@ -34,7 +37,9 @@
          and mouse mmp2 are two ids), which no name can tell apart. ``--biored-unit mention``
          gives one node per distinct mention string instead (dedup then also judges the pairs
          ingestion folds, which it never sees in the pipeline); ``--show-merges`` prints each
-         merge at 0.95, right or WRONG by the gold;
+         merge at 0.95, right or WRONG by the gold (whether the two nodes share a chunk, the
+         organisms of gene nodes, the sentences of a wrong one) and each merge the species rule
+         took away;
    - FEBRL dataset2 (``--febrl-entities N``: N of the 4,000 persons, all their records): node
      name = given name + surname, description = address, metadata = date of birth, postcode,
      soc. sec. id; candidates from the real search;
