@@ -25,6 +25,10 @@ goes down the cascade:
    same / different with a reason; offline (or when the LLM fails) the pair is left for a person
    (``needs_review``, appended to the decisions file by the caller).
 
+7. species (``species_context``, on what 3-6 would merge or send to review, for gene / protein
+   types only): nodes found in texts about disjoint organisms (human MMP2, rat MMP-2) are kept
+   apart; when only one node's texts name an organism the pair goes to review, not to a merge.
+
 Periodic passes and formation-time dedup run this same cascade (formation time with no grey zone:
 only what scores at or above the threshold merges), and both check each merge again, as the
 nodes a pair resolves to through the pass's earlier merges, with ``keep_apart_check``.
@@ -289,8 +293,8 @@ def judge_pair(
 def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusions):
     """``keep_apart(a, b)`` for a merge pass: whether the two nodes a planned pair resolves to,
     through the pass's earlier merges, are kept apart by a person (NEVER_MERGE, ``distinct``) or
-    by the sibling-name rule or a metadata conflict. A person's ``same`` for exactly that pair lets it
-    merge."""
+    by the sibling-name rule, a metadata conflict or the species rule (organisms read at the time of
+    the check). A person's ``same`` for exactly that pair lets it merge."""
     named = {
         r[0]: (r[1], r[2], r[3])
         for r in conn.execute("SELECT node_id, node_type, name, metadata FROM kg_nodes").fetchall()
