@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/dedup_eval.py [--nodes 100000] [--sample 10000]
         [--datasets ../shared/datasets] [--skip-scale] [--skip-quality] [--only biored,febrl,...]
-        [--biored-abstracts 250] [--biored-unit node|mention] [--show-merges] [--febrl-entities 1000]
+        [--biored-abstracts 250] [--biored-rest] [--biored-unit node|mention] [--show-merges] [--febrl-entities 1000]
         [--pairs N]
 
 1. Scale: a synthetic graph of ``--nodes`` nodes over 5 types (random 384-d unit vectors, made-up
@@ -16,7 +16,10 @@
 2. Quality, real data with gold labels, the real embedder (all-MiniLM-L6-v2) and the whole cascade
    (sibling names, metadata conflicts, exact and same-token names, the score):
    - BioRED Train + Dev (``--biored-abstracts N``: a random sample of N of the 500 abstracts,
-     seed 21), two separate figures:
+     seed 21, the reported figure; ``--biored-rest``: the abstracts that sample leaves out, the
+     design split on which rules are chosen). Each abstract is one chunk, written to ``chunks``
+     and ``kg_node_support`` for the nodes it holds, as graph building does (the species rule reads
+     the organisms a node's chunks name). Two separate figures:
      (a) ingestion identity: graph building makes every mention of one type and one ``node_key``
          (case- and separator-insensitive name, ``ingestion/names.py``) one node, so ``MMP2`` and
          ``Mmp2`` are never two nodes. Its precision: over every pair of distinct mention strings
@@ -34,7 +37,9 @@
          and mouse mmp2 are two ids), which no name can tell apart. ``--biored-unit mention``
          gives one node per distinct mention string instead (dedup then also judges the pairs
          ingestion folds, which it never sees in the pipeline); ``--show-merges`` prints each
-         merge at 0.95, right or WRONG by the gold;
+         merge at 0.95, right or WRONG by the gold (whether the two nodes share a chunk, the
+         organisms of gene nodes, the sentences of a wrong one) and each merge the species rule
+         took away;
    - FEBRL dataset2 (``--febrl-entities N``: N of the 4,000 persons, all their records): node
      name = given name + surname, description = address, metadata = date of birth, postcode,
      soc. sec. id; candidates from the real search;
@@ -68,6 +73,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from kg_pipelines.graph.duplicate_detection import MERGE, detect_duplicates  # noqa: E402
 from kg_pipelines.graph.merge_exclusions import MergeExclusions  # noqa: E402
 from kg_pipelines.graph.node_similarity import node_similarity  # noqa: E402
+from kg_pipelines.graph.species_context import is_species_specific, organisms_in  # noqa: E402
 from kg_pipelines.stores import warehouse  # noqa: E402
 from kg_pipelines.stores.node_vectors import TABLE, NodeVectors, sync_node_vectors  # noqa: E402
 from kg_pipelines.stores.vectors import vectors_column  # noqa: E402
@@ -99,9 +105,43 @@ def node_rows(nodes: list[dict]) -> pa.Table:
     )
 
 
-def fresh_graph(root: Path, nodes: list[dict]):
+def fresh_graph(root: Path, nodes: list[dict], chunks: dict[str, str] | None = None):
+    """A graph of ``nodes``; with ``chunks`` (chunk id -> text, one chunk a document), the chunks
+    and each node's support rows (its ``chunk_ids``) as graph building writes them."""
     conn = warehouse.connect(root / "w.duckdb")
     warehouse.insert_rows(conn, "kg_nodes", node_rows(nodes))
+    if chunks:
+        ids = list(chunks)
+        warehouse.insert_rows(
+            conn,
+            "chunks",
+            pa.table(
+                {
+                    "chunk_id": ids,
+                    "document_id": ids,
+                    "collection": ["eval"] * len(ids),
+                    "seq": [0] * len(ids),
+                    "text": [chunks[i] for i in ids],
+                    "token_count": [len(chunks[i].split()) for i in ids],
+                    "text_hash": [""] * len(ids),
+                }
+            ),
+        )
+        support = [(x["node_id"], c, x["name"], x.get("description")) for x in nodes for c in x.get("chunk_ids", ())]
+        warehouse.insert_rows(
+            conn,
+            "kg_node_support",
+            pa.table(
+                {
+                    "node_id": [r[0] for r in support],
+                    "document_id": [r[1] for r in support],
+                    "chunk_id": [r[1] for r in support],
+                    "collection": ["eval"] * len(support),
+                    "name": [r[2] for r in support],
+                    "description": [r[3] for r in support],
+                }
+            ),
+        )
     return conn, NodeVectors(root / "lancedb")
 
 
@@ -206,17 +246,26 @@ def _embedder():
     return embedder_for("all-MiniLM-L6-v2", None)
 
 
-def scores_of(nodes: list[dict]) -> list[tuple[str, str, float, str]]:
+def scores_of(nodes: list[dict], chunks: dict[str, str] | None = None) -> list[tuple[str, str, float, str]]:
     """(id, id, score, stage) of every candidate pair the real detection finds over ``nodes`` (LanceDB
     k = 10 nearest of the same type plus same-token names, then the cascade; grey zone opened down
     to 0.5 so that lower thresholds can be read off), with the real embedder and the pipeline's
     node text (name, and the description only when it is the node's own)."""
     with tempfile.TemporaryDirectory() as tmp:
-        conn, store = fresh_graph(Path(tmp), nodes)
+        conn, store = fresh_graph(Path(tmp), nodes, chunks)
         sync_node_vectors(conn, store, _embedder())
         report = detect_duplicates(conn, store, MergeExclusions(), threshold=0.95, grey_zone_low=0.5, k=10)
         conn.close()
-    return [(p.node_a.node_id, p.node_b.node_id, p.score, p.stage) for p in report.pairs]
+    # a pair the species rule changed carries the stage it had before: organism_conflict:<stage>
+    return [
+        (
+            p.node_a.node_id,
+            p.node_b.node_id,
+            p.score,
+            p.stage + (":" + p.reason.rsplit("(else ", 1)[1].split(":")[0] if p.stage.startswith("organism_") else ""),
+        )
+        for p in report.pairs
+    ]
 
 
 def judged_pairs(pairs: list[tuple[dict, dict, bool]]) -> tuple[list, set]:
@@ -272,11 +321,20 @@ def at_thresholds(scored: list[tuple[str, str, float, str]], gold: set) -> dict:
             best_t, best = float(t), found
     kept_apart = sum(1 for _, _, _, stage in scored if stage == "sibling_names")
     wrongly_kept = sum(1 for a, b, _, stage in scored if stage == "sibling_names" and (a, b) in gold)
+    # the merges at the default threshold the species rule (organism_conflict, organism_unknown) took away
+    by_organism = [
+        (a, b)
+        for a, b, s, stage in scored
+        if stage.startswith("organism_")
+        and (stage.split(":")[1] in MERGING_STAGES or (stage.split(":")[1] in SCORED_STAGES and s >= 0.95))
+    ]
     return {
         "gold_pairs": len(gold),
         "merges_at_default": len(predicted(0.95)),
         "kept_apart_as_siblings": kept_apart,
         "of_which_gold": wrongly_kept,
+        "merges_taken_by_species_rule": len(by_organism),
+        "species_rule_of_which_gold": sum(1 for pair in by_organism if pair in gold),
         "default": {"threshold": 0.95, "precision": default[0], "recall": default[1], "f1": default[2]},
         "best": {"threshold": round(best_t, 2), "precision": best[0], "recall": best[1], "f1": best[2]},
     }
@@ -396,7 +454,9 @@ def ingestion_identity(strings: dict[tuple[str, str], dict[str, set[str]]]) -> d
     return {"folded_string_pairs": pairs, "precision": right / pairs if pairs else None, "wrong_examples": wrong}
 
 
-def biored(root: Path, sample: int | None = None, unit: str = "node", show_merges: bool = False) -> dict:
+def biored(
+    root: Path, sample: int | None = None, unit: str = "node", show_merges: bool = False, rest: bool = False
+) -> dict:
     """BioRED Train + Dev, built as the pipeline builds its graph (``unit="node"``): one node per
     (type, ``node_key`` of the mention), since graph building makes every mention with that key one
     node at ingestion and dedup (formation time and periodic) only ever compares nodes of different
@@ -409,7 +469,8 @@ def biored(root: Path, sample: int | None = None, unit: str = "node", show_merge
     per distinct mention string instead (the pairs ingestion already folds are then judged by dedup
     too, which the pipeline never does). Candidates come from the real search (k nearest + same
     tokens), so the hard negatives are the siblings the embedding puts near each other. ``sample``:
-    that many abstracts."""
+    that many abstracts; ``rest``: the abstracts the sample leaves out instead (the design split:
+    rules are chosen there, the sample's figure is the one reported)."""
     from collections import Counter
 
     from kg_pipelines.ingestion.names import node_key
@@ -426,11 +487,16 @@ def biored(root: Path, sample: int | None = None, unit: str = "node", show_merge
     nodes: dict[tuple[str, str], dict] = {}
     ids: dict[tuple[str, str], Counter] = defaultdict(Counter)
     strings: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for doc in _sample(sorted(documents), sample):
+    chosen = _sample(sorted(documents), sample)
+    if rest:
+        chosen = sorted(set(documents) - set(chosen))
+    chunks: dict[str, str] = {}  # one chunk an abstract: BioRED's fit in one 1000-token chunk
+    for doc in chosen:
         lines = documents[doc]
         title = lines[0].split("|", 2)[2]
         abstract = lines[1].split("|", 2)[2] if len(lines) > 1 and "|a|" in lines[1] else ""
         text = title + " " + abstract
+        chunks[doc] = text
         for line in lines[2:]:
             parts = line.split("\t")
             if len(parts) != 6 or not parts[1].isdigit():
@@ -449,7 +515,10 @@ def biored(root: Path, sample: int | None = None, unit: str = "node", show_merge
                     "node_type": kind,
                     "name": surface,
                     "description": description,
+                    "chunk_ids": [],
                 }
+            if doc not in nodes[key]["chunk_ids"]:
+                nodes[key]["chunk_ids"].append(doc)
             ids[key].update(db_ids)
     # a mention without a database id (BioRED writes -) has no gold: left out
     listed = [node for key, node in nodes.items() if ids.get(key)]
@@ -462,7 +531,7 @@ def biored(root: Path, sample: int | None = None, unit: str = "node", show_merge
         top = max(found.values())
         for db_id in (i for i, c in found.items() if c == top):
             majority[f"{key[0]}:{db_id}"].append(nodes[key]["node_id"])
-    scored, gold = scores_of(listed), gold_from_groups(groups)
+    scored, gold = scores_of(listed, chunks), gold_from_groups(groups)
     result = {"unit": unit, "nodes": len(listed), **at_thresholds(scored, gold)}
     strict = at_thresholds(scored, gold_from_groups(majority))["default"]
     result["default_majority_id"] = {k: strict[k] for k in ("precision", "recall", "f1")}
@@ -479,9 +548,26 @@ def biored(root: Path, sample: int | None = None, unit: str = "node", show_merge
             if stage in MERGING_STAGES or (stage in SCORED_STAGES and score >= 0.95):
                 (ka, na), (kb, nb) = by_id[a], by_id[b]
                 verdict = "right" if (a, b) in gold or (b, a) in gold else "WRONG"
+                shared = " one chunk" if set(na["chunk_ids"]) & set(nb["chunk_ids"]) else ""
+                organisms = ""
+                if is_species_specific(na["node_type"]):
+                    found = [organisms_in(" ".join(chunks[c] for c in n["chunk_ids"])) for n in (na, nb)]
+                    organisms = f" organisms {sorted(found[0])} / {sorted(found[1])}"
                 print(
                     f"  {verdict} merge [{na['node_type']}] {na['name']!r} {sorted(ids[ka])} + {nb['name']!r} "
-                    f"{sorted(ids[kb])}: {score:.3f} {stage}",
+                    f"{sorted(ids[kb])}: {score:.3f} {stage}{shared}{organisms}",
+                    flush=True,
+                )
+                if verdict == "WRONG":
+                    print(f"      a: {na['description']}\n      b: {nb['description']}", flush=True)
+        for a, b, score, stage in sorted(scored, key=lambda s: -s[2]):
+            before = stage.split(":")[1] if stage.startswith("organism_") else None
+            if before in MERGING_STAGES or (before in SCORED_STAGES and score >= 0.95):
+                (ka, na), (kb, nb) = by_id[a], by_id[b]
+                verdict = "right" if (a, b) in gold or (b, a) in gold else "WRONG"
+                print(
+                    f"  {stage.split(':')[0]}, was a {verdict} merge [{na['node_type']}] {na['name']!r} "
+                    f"{sorted(ids[ka])} + {nb['name']!r} {sorted(ids[kb])}: {score:.3f} {before}",
                     flush=True,
                 )
     return result
@@ -496,6 +582,11 @@ def main() -> int:
     parser.add_argument("--skip-quality", action="store_true")
     parser.add_argument("--only", help="Comma-separated quality sets: febrl, amazon_google, dblp_acm, biored")
     parser.add_argument("--biored-abstracts", type=int, default=None, help="Sample this many abstracts (all: 500)")
+    parser.add_argument(
+        "--biored-rest",
+        action="store_true",
+        help="BioRED: the abstracts the --biored-abstracts sample leaves out (the design split) instead of the sample",
+    )
     parser.add_argument("--febrl-entities", type=int, default=None, help="Sample this many persons (all: 4,000)")
     parser.add_argument(
         "--biored-unit",
@@ -527,7 +618,7 @@ def main() -> int:
             ),
             "biored": (
                 "biored train+dev",
-                lambda: biored(root, args.biored_abstracts, args.biored_unit, args.show_merges),
+                lambda: biored(root, args.biored_abstracts, args.biored_unit, args.show_merges, args.biored_rest),
             ),
         }
         chosen = args.only.split(",") if args.only else list(runs)

@@ -25,6 +25,10 @@ goes down the cascade:
    same / different with a reason; offline (or when the LLM fails) the pair is left for a person
    (``needs_review``, appended to the decisions file by the caller).
 
+7. species (``species_context``, on what 3-6 would merge or send to review, for gene / protein
+   types only): nodes found in texts about disjoint organisms (human MMP2, rat MMP-2) are kept
+   apart; when only one node's texts name an organism the pair goes to review, not to a merge.
+
 Periodic passes and formation-time dedup run this same cascade (formation time with no grey zone:
 only what scores at or above the threshold merges), and both check each merge again, as the
 nodes a pair resolves to through the pass's earlier merges, with ``keep_apart_check``.
@@ -54,6 +58,7 @@ from kg_pipelines.graph.node_similarity import (
     normalized_name,
 )
 from kg_pipelines.graph.sibling_names import name_key, sibling_difference
+from kg_pipelines.graph.species_context import CONFLICT, is_species_specific, organism_check, organism_contexts
 from kg_pipelines.stores.node_vectors import NodeVectors
 
 MERGE, KEEP_APART, NEEDS_REVIEW = "merge", "keep_apart", "needs_review"
@@ -288,8 +293,8 @@ def judge_pair(
 def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusions):
     """``keep_apart(a, b)`` for a merge pass: whether the two nodes a planned pair resolves to,
     through the pass's earlier merges, are kept apart by a person (NEVER_MERGE, ``distinct``) or
-    by the sibling-name rule or a metadata conflict. A person's ``same`` for exactly that pair lets it
-    merge."""
+    by the sibling-name rule, a metadata conflict or the species rule (organisms read at the time of
+    the check). A person's ``same`` for exactly that pair lets it merge."""
     named = {
         r[0]: (r[1], r[2], r[3])
         for r in conn.execute("SELECT node_id, node_type, name, metadata FROM kg_nodes").fetchall()
@@ -302,9 +307,44 @@ def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusion
             return True
         if decided == SAME:
             return False
-        return sibling_difference(name_a, name_b) is not None or metadata_conflict(meta_a, meta_b) is not None
+        if sibling_difference(name_a, name_b) is not None or metadata_conflict(meta_a, meta_b) is not None:
+            return True
+        if not is_species_specific(type_a):
+            return False
+        # read now, not when the pass began: a node holds the support of what merged into it
+        contexts = organism_contexts(conn, (a, b))
+        return organism_check(contexts.get(a, frozenset()), contexts.get(b, frozenset())) is not None
 
     return keep_apart
+
+
+def keep_species_apart(conn: duckdb.DuckDBPyConnection, pairs: Sequence[CandidatePair]) -> int:
+    """The species rule (``species_context``) on the pairs of a species-specific type (gene,
+    protein ...) that would merge or go to review: nodes found in texts about disjoint organisms
+    (human MMP2, rat MMP-2) are kept apart (stage ``organism_conflict``); a pair where only one
+    node's texts name an organism goes to review, not to a merge (stage ``organism_unknown``, also
+    on a grey-zone pair, so the LLM or the person sees why). A person's
+    ``same`` still merges. Only these pairs' nodes are read (their supporting chunks), so the cost
+    follows the merges, not the graph. Returns how many pairs changed."""
+    open_pairs = [
+        p
+        for p in pairs
+        if p.decision in (MERGE, NEEDS_REVIEW) and p.stage != "person" and is_species_specific(p.node_a.node_type)
+    ]
+    if not open_pairs:
+        return 0
+    contexts = organism_contexts(conn, {n.node_id for p in open_pairs for n in (p.node_a, p.node_b)})
+    changed = 0
+    for pair in open_pairs:
+        found = organism_check(contexts[pair.node_a.node_id], contexts[pair.node_b.node_id])
+        if found is None:
+            continue
+        kind, why = found
+        before = f" (else {pair.stage}: {pair.decision})"
+        stage, decision = ("organism_conflict", KEEP_APART) if kind == CONFLICT else ("organism_unknown", NEEDS_REVIEW)
+        pair.stage, pair.decision, pair.reason = stage, decision, why + before
+        changed += 1
+    return changed
 
 
 def pair_cosines(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray], chunk: int = 20000) -> np.ndarray:
@@ -407,6 +447,7 @@ def detect_duplicates(
             report.dropped_by_name += 1
         elif not isinstance(pair, str):
             report.pairs.append(pair)
+    keep_species_apart(conn, report.pairs)
     if llm is not None and getattr(llm.provider, "name", "offline") != "offline":
         report.llm_calls = ask_llm(report.pairs, llm)
     report.pairs.sort(key=lambda p: (-p.score, p.node_a.node_id, p.node_b.node_id))
