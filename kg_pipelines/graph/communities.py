@@ -68,7 +68,9 @@ def connected_parts(adjacency: csr_matrix, membership: np.ndarray) -> np.ndarray
     n = adjacency.shape[0]
     rows = np.repeat(np.arange(n, dtype=adjacency.indices.dtype), np.diff(adjacency.indptr))
     inner = membership[rows] == membership[adjacency.indices]
-    links = coo_matrix((adjacency.data[inner], (rows[inner], adjacency.indices[inner])), shape=(n, n))
+    kept = np.r_[0, np.cumsum(inner)]  # the inner entries as CSR straight away (no sorting)
+    indptr = kept[adjacency.indptr].astype(adjacency.indptr.dtype, copy=False)
+    links = csr_matrix((adjacency.data[inner], adjacency.indices[inner], indptr), shape=(n, n))
     _, part = connected_components(links, directed=False)
     return part.astype(np.int64, copy=False)
 
