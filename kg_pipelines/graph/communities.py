@@ -19,6 +19,11 @@ repeated while the coarse graph is still large), then Louvain runs on the groups
 ``LARGE_SWEEPS`` sweeps a level, and a last local moving phase on the whole graph, from the
 communities found, moves the nodes that a group took into the wrong community (a node's strongest
 link may leave its community).
+
+Last, each community is split into its connected parts (``connected_parts``): Louvain, unlike
+Leiden, can leave a community in pieces. graspologic-native's Leiden was measured in its place
+(benchmarks/README.md, "Consolidation speed"): connected communities and a slightly higher
+modularity, but 1.3-3.9x slower (one thread): 10M would miss its target, 1M be at its limit.
 """
 
 from __future__ import annotations
