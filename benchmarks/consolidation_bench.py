@@ -36,6 +36,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 NOW_MS = int(NOW.timestamp() * 1000)
 
@@ -291,8 +293,76 @@ def run_ours(conn, settings, data_dir: Path) -> tuple[dict, dict]:
     return times, results
 
 
-def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
+def leiden(n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray, resolution: float = 1.0) -> np.ndarray:
+    """graspologic-native's Leiden (MIT, Rust, one thread; ``pip install graspologic-native``, not a
+    dependency of the project) on the same symmetric CSR matrix as our Louvain, without copying it;
+    fixed seed. Only for the comparison (``--communities leiden|both``)."""
+    try:
+        from graspologic_native import leiden_csr
+    except ImportError:
+        raise SystemExit("--communities leiden needs graspologic-native: pip install graspologic-native") from None
+    from kg_pipelines.graph.communities import _symmetric
+
+    adjacency = _symmetric(n, source, target, weight)
+    if adjacency.nnz == 0:  # the library cannot take a graph without edges: every node alone
+        return np.arange(n, dtype=np.int64)
+    _, found = leiden_csr(
+        adjacency.indptr.astype(np.int64, copy=False),
+        adjacency.indices.astype(np.int32, copy=False),
+        adjacency.data,
+        n,
+        resolution=resolution,
+        seed=42,
+    )
+    membership = np.empty(n, dtype=np.int64)  # the library's answer is a dict of every node's community
+    membership[np.fromiter(found.keys(), np.int64, len(found))] = np.fromiter(found.values(), np.int64, len(found))
+    return membership
+
+
+def use_communities(algorithm: str) -> dict:
+    """Make summarize find its communities with ``algorithm`` (our Louvain or the library's Leiden)
+    and keep what it was given and found, so the partition can be measured after the timed run."""
+    from kg_pipelines.graph import communities, consolidation
+
+    find, seen = (communities.louvain if algorithm == "louvain" else leiden), {}
+
+    def finding(n, source, target, weight, resolution=1.0):
+        start = time.perf_counter()
+        membership = find(n, source, target, weight, resolution)
+        seen.update(n=n, source=source, target=target, weight=weight, membership=membership)
+        seen["seconds"] = time.perf_counter() - start
+        return membership
+
+    consolidation.louvain = finding
+    return seen
+
+
+def partition_measures(seen: dict) -> dict:
+    """Modularity (the same numpy formula for both algorithms), communities, and how many of them
+    are connected: a community is connected when its inner edges make one component of it."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from kg_pipelines.graph.communities import modularity
+
+    n, source, target, membership = seen["n"], seen["source"], seen["target"], seen["membership"]
+    inner = membership[source] == membership[target]
+    links = coo_matrix((np.ones(int(inner.sum())), (source[inner], target[inner])), shape=(n, n))
+    _, piece = connected_components(links, directed=False)
+    pieces = np.unique(np.stack([membership, piece]), axis=1)  # distinct (community, piece) pairs
+    count = len(np.unique(membership))
+    return {
+        "community_s": round(seen["seconds"], 3),
+        "modularity": round(modularity(n, source, target, seen["weight"], membership), 4),
+        "all_communities": count,
+        "disconnected_communities": int(count - (np.bincount(pieces[0]) == 1).sum()),
+    }
+
+
+def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain") -> dict:
     from kg_pipelines.stores import warehouse
+
+    seen = use_communities(algorithm)
 
     root = Path(tempfile.mkdtemp(prefix=f"consolidation-bench-{edges}-"))
     try:
@@ -301,7 +371,8 @@ def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
         start = time.perf_counter()
         generate(conn, edges, topic_keys)
         generated = time.perf_counter() - start
-        out = {"edges": edges, "mode": mode, "topic_keys": topic_keys, "generate_s": round(generated, 2)}
+        out = {"edges": edges, "mode": mode, "communities_by": algorithm, "topic_keys": topic_keys}
+        out["generate_s"] = round(generated, 2)
         storage = SeedStorage(root)
         if with_port:  # the port's store holds the same edges before anything runs (not timed)
             save_edges(storage, load_seed_edges(conn))
@@ -355,13 +426,15 @@ def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
             out["same_results"] = True
         conn.close()
         out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        out.update(partition_measures(seen))  # after the peak memory was read: not counted in it
         return out
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def child(edges: int, mode: str, with_port: bool, topic_keys: int) -> dict:
-    command = [sys.executable, __file__, "--child", str(edges), mode, "1" if with_port else "0", str(topic_keys)]
+def child(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain") -> dict:
+    port = "1" if with_port else "0"
+    command = [sys.executable, __file__, "--child", str(edges), mode, port, str(topic_keys), algorithm]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         try:
             stdout, stderr = process.communicate()
@@ -384,31 +457,56 @@ def main() -> None:
         default=40,
         help="distinct topic keys of the synthetic graph (the port's topic clusters pass over every edge once a key)",
     )
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--communities",
+        choices=["louvain", "leiden", "both"],
+        default="louvain",
+        help="community algorithm of summarize; both: each run done with each, interleaved, and their ratios",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each scale (and algorithm), interleaved")
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for name in ("edges", "large", "topic_keys"):
+    for name in ("edges", "large", "topic_keys", "repeat"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.child:
-        print(json.dumps(one_scale(int(args.child[0]), args.child[1], args.child[2] == "1", int(args.child[3]))))
+        edges, mode, port, keys, algorithm = args.child
+        print(json.dumps(one_scale(int(edges), mode, port == "1", int(keys), algorithm)))
         return
     keys = args.topic_keys
-    rows = [child(args.edges, "seed", True, keys), child(args.edges, "full", False, keys)]
-    if not args.skip_large:
-        rows.append(child(args.large, "full", False, keys))
+    algorithms = ["louvain", "leiden"] if args.communities == "both" else [args.communities]
+    scales = [(args.edges, "seed"), (args.edges, "full")] + ([] if args.skip_large else [(args.large, "full")])
+    rows = []
+    for run in range(args.repeat):
+        for edges, mode in scales:
+            # the algorithms one after the other on each scale, their order swapped every run; the
+            # port (its results do not depend on the communities) only in the first run
+            for algorithm in algorithms[:: -1 if run % 2 else 1]:
+                rows.append(child(edges, mode, mode == "seed" and run == 0, keys, algorithm) | {"run": run + 1})
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # each run as it ends
     print(
-        "| edges | mode | prune s | merge s | summarize s | last checkpoint s | total s | port s (storage s) "
-        "| speed-up (vs its compute alone) | pruned | merged | clusters | communities | peak RSS MB |"
+        "| edges | mode | communities by | prune s | merge s | summarize s (communities s) | last checkpoint s "
+        "| total s | port s (storage s) | speed-up (vs its compute alone) | pruned | merged | clusters "
+        "| communities (all) | modularity | disconnected communities | peak RSS MB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         port = f"{r['port_s']} ({r['port_storage_s']})" if "port_s" in r else ""
         speedup = f"{r['speedup']}x ({r['speedup_vs_compute']}x)" if "speedup" in r else ""
         print(
-            f"| {r['edges']:,} | {r['mode']} | {r['prune_s']} | {r['merge-edges_s']} | {r['summarize_s']} | "
-            f"{r['checkpoint_s']} | {r['ours_s']} | {port} | {speedup} | {r['pruned']:,} | {r['merged']:,} | "
-            f"{r['topic_clusters']:,} | {r['communities']:,} | {r['peak_rss_mb']:,} |"
+            f"| {r['edges']:,} | {r['mode']} | {r['communities_by']} | {r['prune_s']} | {r['merge-edges_s']} | "
+            f"{r['summarize_s']} ({r['community_s']}) | {r['checkpoint_s']} | {r['ours_s']} | {port} | {speedup} | "
+            f"{r['pruned']:,} | {r['merged']:,} | {r['topic_clusters']:,} | {r['communities']:,} "
+            f"({r['all_communities']:,}) | {r['modularity']} | {r['disconnected_communities']:,} | "
+            f"{r['peak_rss_mb']:,} |"
         )
+    if len(algorithms) == 2:
+        print("\nleiden / louvain, same run and scale (total, summarize, communities, peak RSS):")
+        for first, second in zip(rows[::2], rows[1::2], strict=True):
+            louvain, leiden = sorted([first, second], key=lambda r: r["communities_by"] != "louvain")
+            ratios = [leiden[k] / louvain[k] for k in ("ours_s", "summarize_s", "community_s", "peak_rss_mb")]
+            where = f"run {louvain['run']} {louvain['edges']:,} {louvain['mode']}"
+            print(f"{where}: " + " ".join(f"{x:.2f}" for x in ratios))
     for r in rows:
         print(json.dumps(r))
     seed_run = rows[0]

@@ -637,6 +637,37 @@ def test_louvain_on_the_coarse_graph_of_a_large_graph_finds_the_planted_communit
     assert unweighted >= reference - 0.05
 
 
+def test_louvain_communities_are_connected_and_the_same_every_run(monkeypatch):
+    """Louvain can leave a community in pieces (here: on the coarse path); each piece becomes its own
+    community, modularity does not drop, and a run gives the same partition as the last (fixed seed)."""
+    import networkx as nx
+    import numpy as np
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from kg_pipelines.graph import communities
+
+    monkeypatch.setattr(communities, "COARSEN_ABOVE", 100)
+    for seed in (3, 4):  # two graphs whose partition had a community in two pieces before the split
+        planted = nx.planted_partition_graph(8, 30, 0.4, 0.01, seed=seed)
+        edges = np.array(list(planted.edges()))
+        source, target = edges[:, 0], edges[:, 1]
+        weight = np.random.default_rng(seed).uniform(0.1, 1.0, len(edges))
+        runs = [communities.louvain(240, source, target, weight) for _ in range(3)]
+        assert runs[0].tolist() == runs[1].tolist() == runs[2].tolist()
+        found = runs[0]
+        inner = found[source] == found[target]
+        links = coo_matrix((np.ones(int(inner.sum())), (source[inner], target[inner])), shape=(240, 240))
+        _, piece = connected_components(links, directed=False)
+        for community in np.unique(found):
+            assert len(np.unique(piece[found == community])) == 1, f"community {community} is in pieces"
+        adjacency = communities._symmetric(240, source, target, weight)
+        unsplit = communities._louvain(adjacency, 1.0, 42, 12, 10, 0.01, True)
+        assert len(np.unique(unsplit)) < len(np.unique(found))  # the split did split something
+        quality = [communities.modularity(240, source, target, weight, m) for m in (unsplit, found)]
+        assert quality[1] >= quality[0]
+
+
 def test_louvain_sweeps_in_row_blocks_decide_as_one_block(monkeypatch):
     """A sweep computes its moves block by block (small arrays), on worker threads or not; every
     block reads the sweep's start state, so the partition is the one computed in a single block,
