@@ -307,8 +307,7 @@ class ChunkRetriever:
             return {c: [] for c in collections}
         seeds: dict[int, float] = {}
         for link in ranking.links:
-            # HippoRAG's node specificity: a name touching many passages says little about which
-            weight = link.score / max(1.0, float(graph.chunk_count[link.position]))
+            weight = seed_weight(link, graph, ranking.question, self.options.passage_seed_weight)
             seeds[link.position] = max(seeds.get(link.position, 0.0), weight)
         for chunk_id, weight in passage_seeds.items():
             position = graph.position.get("chunk:" + chunk_id)
@@ -467,6 +466,25 @@ class ChunkRetriever:
             chunk = by_key[(merged.collection, merged.item_id)]
             results.append(replace(chunk, score=float(merged.fused_score)))
         return results
+
+
+def seed_weight(link, graph, question: str, resemblance_weight: float) -> float:
+    """Restart weight of a linked node (docs/retrieval.md, "Seeds").
+
+    - HippoRAG's node specificity: the link's score over the passages the node touches (a name in
+      every passage says little about which one);
+    - a link that only *resembles* the question (``vector``: the question's embedding near a node
+      name) is evidence of the kind the dense passage seeds carry, so it weighs on their scale
+      (``resemblance_weight``, HippoRAG 2's 0.05), not as a name the question wrote;
+    - a common word (a lower-case run of a question that capitalises its names, linked to a node
+      that happens to bear that name: "big", "budget") weighs on the same scale.
+    """
+    from kg_pipelines.retrieval.entity_linking import common_word_mention
+
+    weight = link.score / max(1.0, float(graph.chunk_count[link.position]))
+    if link.method == "vector" or common_word_mention(link, question):
+        weight *= resemblance_weight
+    return weight
 
 
 def _then(first: list[tuple[str, float]], rest: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:

@@ -134,6 +134,9 @@ class NameIndex:
             keys = {node_key(name)}
             if kind == "title":  # "Mercury (planet)" is also found as "Mercury", as graph building links it
                 keys.add(node_key(TITLE_QUALIFIER.sub("", name)))
+            # and by its words, as the question's runs are read ("Edward Stafford, 4th Baron Stafford"
+            # is the run Edward Stafford 4th Baron Stafford: commas and edge punctuation dropped)
+            keys |= {node_key(" ".join(question_words(key))) for key in keys}
             for key in keys - {""}:
                 by_key.setdefault(key, []).append(position)
         return cls(by_key, list(by_key))
@@ -142,6 +145,22 @@ class NameIndex:
 def question_words(question: str) -> list[str]:
     words = (w.strip(EDGE_PUNCT) for w in _WORD.findall(question))
     return [w.removesuffix("'s").removesuffix("’s") if w.endswith(("'s", "’s")) else w for w in words if w]
+
+
+def writes_names_capitalised(question: str) -> bool:
+    """Whether the question marks names by capitals: a capitalised word after its first one (a
+    question typed all in lower case marks nothing, and its lower-case words may be names)."""
+    return any(_name_like(word) for word in question_words(question)[1:])
+
+
+def common_word_mention(link: LinkedNode, question: str) -> bool:
+    """A link from a run the question writes in lower case, while it capitalises names elsewhere:
+    a common word ("big", "budget", "series") that happens to be some node's name."""
+    return (
+        link.method in ("exact", "fuzzy")
+        and not any(_name_like(word) for word in link.mention.split())
+        and writes_names_capitalised(question)
+    )
 
 
 def _meaningful(words: list[str]) -> bool:
