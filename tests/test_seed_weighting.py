@@ -10,7 +10,13 @@ from dataclasses import replace
 import numpy as np
 
 from kg_pipelines.retrieval.chunk_retrieval import seed_weight
-from kg_pipelines.retrieval.entity_linking import LinkedNode, NameIndex, common_word_mention, link_question
+from kg_pipelines.retrieval.entity_linking import (
+    LinkedNode,
+    NameIndex,
+    common_word_mention,
+    link_question,
+    titles_named_in,
+)
 from kg_pipelines.retrieval.graph_ranking import build_passage_graph, personalized_pagerank, rank_chunks
 from tests.test_graph_ranking import EDGES, NODES, tables
 
@@ -71,3 +77,21 @@ def test_a_node_that_only_resembles_the_question_weighs_like_a_passage_seed():
     # weighed as a name (the rule off), the resembling node's passage comes before the second hop
     off = walk("Ada Brandt", graph, resemblance_weight=1.0, links=[*exact, vector])
     assert off.index("p5") < off.index("p2")
+
+
+def test_titles_named_in_a_passage_text_are_followed_when_extraction_missed_them():
+    # p1's text names Tolvik, but no MENTIONS edge says so (extraction missed it)
+    edges = [e for e in EDGES if e[:3] != ("MENTIONS", "chunk:p1", "location:tolvik")]
+    edges = [e for e in edges if e[0] != "RELATED"]
+    graph = build_passage_graph(*tables(NODES, edges))
+    names = NameIndex.build(graph)
+    text = "Ada Brandt sailed from Tolvik in 1902; the harbours of the coast were closed."
+    own = {graph.position["title:ada brandt"]}
+    found = titles_named_in(text, names, graph, 1.0, own)
+    # Tolvik, written as a name; not "harbours" (a title, but written as a common word), not its own title
+    assert [(link.node_id, link.method) for link in found] == [("title:tolvik", "text")]
+    question = "Where did Ada Brandt sail from?"
+    first = walk(question, graph)
+    assert "p2" not in first  # the names alone never reach the passage about Tolvik
+    second = walk(question, graph, links=[*link_question(question, graph, names), *found])
+    assert second[:2] == ["p1", "p2"]

@@ -355,10 +355,45 @@ class ChunkRetriever:
             for rank, (chunk_id, _) in enumerate(hybrid[c][: self.options.seed_passages], 1)
         }
         seeded = self.graph_ranking(ranking, collections, seeds)
+        named = self._titles_named_by_best(seeded, collections) if self._names_lead(ranking) else []
+        if named:  # the walk again, also from the titles its best passages name (docs/retrieval.md)
+            seeded = self.graph_ranking(replace(ranking, links=[*ranking.links, *named]), collections, seeds)
         if variant == "graph_seeded":
             # no name linked and no graph: the text ranking stands
             return {c: seeded[c] or hybrid[c] for c in collections}
         return {c: _rrf([hybrid[c], seeded[c]], k_rrf) for c in collections}
+
+    def _names_lead(self, ranking: QuestionRanking) -> bool:
+        """Whether the question writes a name the graph knows (an exact or fuzzy link that is not a
+        common word): only then do its best passages carry the question's subject, and the titles
+        they name are a next hop rather than a neighbour of a passage that merely resembles it."""
+        from kg_pipelines.retrieval.entity_linking import common_word_mention
+
+        return any(
+            link.method in ("exact", "fuzzy") and not common_word_mention(link, ranking.question)
+            for link in ranking.links
+        )
+
+    def _titles_named_by_best(self, lists: dict[str, list[tuple[str, float]]], collections: list[str]) -> list:
+        """Title nodes named in the text of each collection's ``text_title_passages`` best passages of
+        a first walk, the k-th passage's weighing 1 / k (method ``text``)."""
+        from kg_pipelines.retrieval.entity_linking import titles_named_in
+
+        depth = self.options.text_title_passages
+        _, graph, names = self.graph()
+        if not depth or graph is None or graph.empty:
+            return []
+        found = []
+        for collection in collections:
+            best = [chunk_id for chunk_id, _ in lists.get(collection, [])[:depth]]
+            rows = self.index(collection).rows(best)
+            for rank, chunk_id in enumerate(best, 1):
+                position = graph.position.get("chunk:" + chunk_id)
+                if chunk_id not in rows or position is None:
+                    continue
+                own = set(graph.transition[:, position].nonzero()[0].tolist())
+                found += titles_named_in(rows[chunk_id].text, names, graph, 1.0 / rank, own)
+        return found
 
     # -- the answer --------------------------------------------------------------------------------
     def retrieve(
