@@ -33,8 +33,8 @@ the missed one, or names its title; the walk ranks it below the first passage's 
 linked), and whether the walk from the names alone (``graph``) had it (``fusion buried the walk``).
 
 ``--questions N`` keeps the first N questions and only the passages listed with them (a small
-corpus for development); the figures reported in the README are of the full corpora. Nothing
-here is tuned to these sets: the retriever runs with its default settings.
+corpus for development); the figures reported in the README are of the full corpora. The
+retriever runs with its default settings; those chosen on these sets were chosen on ``tune``.
 With ``--work-dir`` the ingested data dirs are kept and reused by the next run.
 """
 
