@@ -501,6 +501,9 @@ def retrieve(
         return retriever.retrieve(text, k=k, collections=chosen, variant=variant)
 
     if questions_file is not None:
+        import time
+
+        latencies: list[float] = []
         for number, line in enumerate(Path(questions_file).read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
                 continue
@@ -510,16 +513,29 @@ def retrieve(
                 if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                     raise ValueError('expected {"qid": ..., "question": "..."}')
                 qid = item.get("qid", number)
+                started = time.perf_counter()
                 chunks = answer(item["question"])
+                latencies.append(1000 * (time.perf_counter() - started))
                 out = {
                     "qid": qid,
                     "titles": list(dict.fromkeys(c.title for c in chunks)),
                     "chunk_ids": [c.chunk_id for c in chunks],
                     "scores": [round(c.score, 6) for c in chunks],
+                    "ms": round(latencies[-1], 1),
                 }
             except ValueError as exc:  # a bad line is reported in its place; the others are answered
                 out = {"qid": qid, "error": f"line {number}: {exc}", "titles": [], "chunk_ids": [], "scores": []}
             click.echo(json.dumps(out, ensure_ascii=False))
+        if latencies:  # on stderr, so stdout stays one JSON object a line
+            ordered = sorted(latencies)
+
+            def at(share: float) -> float:
+                return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+            click.echo(
+                f"{len(ordered)} questions answered: latency p50 {at(0.5):.0f} ms, p95 {at(0.95):.0f} ms a question",
+                err=True,
+            )
         return
     try:
         chunks = answer(question)

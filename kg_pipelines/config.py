@@ -333,7 +333,18 @@ class RetrievalSettings(_Strict):
         "for a name linked exactly to a single passage (HippoRAG 2's passage node weight: 0.05)",
     )
     damping: float = Field(
-        default=0.5, gt=0, lt=1, description="Probability of following an edge rather than restarting (HippoRAG: 0.5)"
+        default=0.7,
+        gt=0,
+        lt=1,
+        description="Probability of following an edge rather than restarting (HippoRAG: 0.5; 0.7 chosen on "
+        "questions 50-99 of the benchmark sets, docs/retrieval.md 'Seeds and the walk')",
+    )
+    text_title_passages: int = Field(
+        default=3,
+        ge=0,
+        le=50,
+        description="graph_seeded*: the walk runs again also from the titles named in the text of its best "
+        "this-many passages (0: off); docs/retrieval.md 'Seeds and the walk'",
     )
     fuzzy_cutoff: float = Field(
         default=90.0, ge=0, le=100, description="rapidfuzz ratio a question's name needs to link to a node name"

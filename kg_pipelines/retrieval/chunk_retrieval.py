@@ -307,8 +307,7 @@ class ChunkRetriever:
             return {c: [] for c in collections}
         seeds: dict[int, float] = {}
         for link in ranking.links:
-            # HippoRAG's node specificity: a name touching many passages says little about which
-            weight = link.score / max(1.0, float(graph.chunk_count[link.position]))
+            weight = seed_weight(link, graph, ranking.question, self.options.passage_seed_weight)
             seeds[link.position] = max(seeds.get(link.position, 0.0), weight)
         for chunk_id, weight in passage_seeds.items():
             position = graph.position.get("chunk:" + chunk_id)
@@ -356,10 +355,45 @@ class ChunkRetriever:
             for rank, (chunk_id, _) in enumerate(hybrid[c][: self.options.seed_passages], 1)
         }
         seeded = self.graph_ranking(ranking, collections, seeds)
+        named = self._titles_named_by_best(seeded, collections) if self._names_lead(ranking) else []
+        if named:  # the walk again, also from the titles its best passages name (docs/retrieval.md)
+            seeded = self.graph_ranking(replace(ranking, links=[*ranking.links, *named]), collections, seeds)
         if variant == "graph_seeded":
             # no name linked and no graph: the text ranking stands
             return {c: seeded[c] or hybrid[c] for c in collections}
         return {c: _rrf([hybrid[c], seeded[c]], k_rrf) for c in collections}
+
+    def _names_lead(self, ranking: QuestionRanking) -> bool:
+        """Whether the question writes a name the graph knows (an exact or fuzzy link that is not a
+        common word): only then do its best passages carry the question's subject, and the titles
+        they name are a next hop rather than a neighbour of a passage that merely resembles it."""
+        from kg_pipelines.retrieval.entity_linking import common_word_mention
+
+        return any(
+            link.method in ("exact", "fuzzy") and not common_word_mention(link, ranking.question)
+            for link in ranking.links
+        )
+
+    def _titles_named_by_best(self, lists: dict[str, list[tuple[str, float]]], collections: list[str]) -> list:
+        """Title nodes named in the text of each collection's ``text_title_passages`` best passages of
+        a first walk, the k-th passage's weighing 1 / k (method ``text``)."""
+        from kg_pipelines.retrieval.entity_linking import titles_named_in
+
+        depth = self.options.text_title_passages
+        _, graph, names = self.graph()
+        if not depth or graph is None or graph.empty:
+            return []
+        found = []
+        for collection in collections:
+            best = [chunk_id for chunk_id, _ in lists.get(collection, [])[:depth]]
+            rows = self.index(collection).rows(best)
+            for rank, chunk_id in enumerate(best, 1):
+                position = graph.position.get("chunk:" + chunk_id)
+                if chunk_id not in rows or position is None:
+                    continue
+                own = set(graph.transition[:, position].nonzero()[0].tolist())
+                found += titles_named_in(rows[chunk_id].text, names, graph, 1.0 / rank, own)
+        return found
 
     # -- the answer --------------------------------------------------------------------------------
     def retrieve(
@@ -467,6 +501,25 @@ class ChunkRetriever:
             chunk = by_key[(merged.collection, merged.item_id)]
             results.append(replace(chunk, score=float(merged.fused_score)))
         return results
+
+
+def seed_weight(link, graph, question: str, resemblance_weight: float) -> float:
+    """Restart weight of a linked node (docs/retrieval.md, "Seeds").
+
+    - HippoRAG's node specificity: the link's score over the passages the node touches (a name in
+      every passage says little about which one);
+    - a link that only *resembles* the question (``vector``: the question's embedding near a node
+      name) is evidence of the kind the dense passage seeds carry, so it weighs on their scale
+      (``resemblance_weight``, HippoRAG 2's 0.05), not as a name the question wrote;
+    - a common word (a lower-case run of a question that capitalises its names, linked to a node
+      that happens to bear that name: "big", "budget") weighs on the same scale.
+    """
+    from kg_pipelines.retrieval.entity_linking import common_word_mention
+
+    weight = link.score / max(1.0, float(graph.chunk_count[link.position]))
+    if link.method == "vector" or common_word_mention(link, question):
+        weight *= resemblance_weight
+    return weight
 
 
 def _then(first: list[tuple[str, float]], rest: list[tuple[str, float]], limit: int) -> list[tuple[str, float]]:

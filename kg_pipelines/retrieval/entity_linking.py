@@ -21,7 +21,7 @@ graph search falls back to it when no whole name matches (``retrieval/graph_sear
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz, process
 
@@ -113,7 +113,7 @@ class LinkedNode:
     position: int
     node_id: str
     name: str
-    method: str  # exact | fuzzy | vector
+    method: str  # exact | fuzzy | vector | text (a title named in a passage the walk ranked first)
     score: float  # 1.0 for exact, the ratio / 100 for fuzzy, the cosine similarity for vector
     mention: str  # the words of the question it was linked from ('' for vector)
 
@@ -134,6 +134,9 @@ class NameIndex:
             keys = {node_key(name)}
             if kind == "title":  # "Mercury (planet)" is also found as "Mercury", as graph building links it
                 keys.add(node_key(TITLE_QUALIFIER.sub("", name)))
+            # and by its words, as the question's runs are read ("Edward Stafford, 4th Baron Stafford"
+            # is the run Edward Stafford 4th Baron Stafford: commas and edge punctuation dropped)
+            keys |= {node_key(" ".join(question_words(key))) for key in keys}
             for key in keys - {""}:
                 by_key.setdefault(key, []).append(position)
         return cls(by_key, list(by_key))
@@ -142,6 +145,22 @@ class NameIndex:
 def question_words(question: str) -> list[str]:
     words = (w.strip(EDGE_PUNCT) for w in _WORD.findall(question))
     return [w.removesuffix("'s").removesuffix("’s") if w.endswith(("'s", "’s")) else w for w in words if w]
+
+
+def writes_names_capitalised(question: str) -> bool:
+    """Whether the question marks names by capitals: a capitalised word after its first one (a
+    question typed all in lower case marks nothing, and its lower-case words may be names)."""
+    return any(_name_like(word) for word in question_words(question)[1:])
+
+
+def common_word_mention(link: LinkedNode, question: str) -> bool:
+    """A link from a run the question writes in lower case, while it capitalises names elsewhere:
+    a common word ("big", "budget", "series") that happens to be some node's name."""
+    return (
+        link.method in ("exact", "fuzzy")
+        and not any(_name_like(word) for word in link.mention.split())
+        and writes_names_capitalised(question)
+    )
 
 
 def _meaningful(words: list[str]) -> bool:
@@ -168,6 +187,23 @@ def link_exact(words: list[str], names: NameIndex, graph: PassageGraph) -> tuple
 
 def _name_like(word: str) -> bool:
     return word[:1].isupper() or any(c.isdigit() for c in word)
+
+
+def titles_named_in(text: str, names: NameIndex, graph: PassageGraph, score: float, skip: set[int]) -> list[LinkedNode]:
+    """Title nodes a passage's text names, written as a name (a capitalised word in the run), other
+    than ``skip`` (the passage's own title): the links a reader follows out of a passage whose
+    names extraction may have missed ("... a character from the Australian soap opera Neighbours"
+    names the passage titled Neighbours). Method ``text``, each with ``score``."""
+    links, _ = link_exact(question_words(text), names, graph)
+    found: dict[int, LinkedNode] = {}
+    for link in links:
+        if graph.kinds[link.position] == "title" and link.position not in skip and _name_run(link.mention):
+            found.setdefault(link.position, replace(link, method="text", score=score))
+    return list(found.values())
+
+
+def _name_run(mention: str) -> bool:
+    return any(word[:1].isupper() for word in mention.split())
 
 
 def link_fuzzy(
