@@ -83,7 +83,7 @@ def collection_files(spec: str, tmp: Path, limit: int | None, long_documents: in
     own = own or re.sub(r"[^A-Za-z0-9_]+", "_", path.stem).strip("_")
     if path.is_dir():
         return name or own, scan_directory(path, name or own)[:limit]
-    folder = tmp / "corpus" / (name or own) / own
+    folder = tmp / "corpus" / (name or own) / f"{own}_{path.stem}"
     print(f"writing passages of {path} ...", file=sys.stderr)
     write_passages(path, folder, limit, long_documents)
     return name or own, scan_directory(folder, name or own)
@@ -105,9 +105,35 @@ def graph_step_seconds(instance) -> tuple[float, float]:
     return graph, total
 
 
-def run_core_stages(settings, sources, collections) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+class HashEmbedder:
+    """A stand-in for the model (``--hash-embedder``): each text's vector from hashed character
+    trigrams, so everything but the model's own time is measured (what the graph step costs as the
+    corpus grows, without an hour of embedding)."""
+
+    def __init__(self, model_name: str, dim: int = 384):
+        self.model_name, self.dim = model_name, dim
+
+    def embed(self, texts: list[str]):
+        import hashlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            padded = f"  {text.lower()} "
+            for i in range(len(padded) - 2):
+                out[row, int(hashlib.md5(padded[i : i + 3].encode()).hexdigest()[:8], 16) % self.dim] += 1.0
+            out[row] /= np.linalg.norm(out[row]) or 1.0
+        return out
+
+
+def run_core_stages(
+    settings, sources, collections, embedder=None, per_collection: list | None = None
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """The same stages as the assets, called directly (no Dagster): what the pipeline itself costs.
-    (seconds by stage, (seconds, CPU seconds) by part of the graph step), summed over the collections."""
+    (seconds by stage, (seconds, CPU seconds) by part of the graph step), summed over the collections;
+    ``per_collection`` gets (collection, its stage seconds, its graph parts' seconds, peak RSS MB)
+    for each. ``embedder``: one embedder for every text instead of the settings' models."""
     from kg_pipelines.embedding import embedder_for
     from kg_pipelines.graph.graph_step import run_graph_step
     from kg_pipelines.ingestion.chunking import sync_chunks
@@ -133,9 +159,9 @@ def run_core_stages(settings, sources, collections) -> tuple[dict[str, float], d
         settings=settings,
         llm=llm,
         vectors=VectorStore.for_settings(settings),
-        embedder_for=lambda c: embedder_for(settings.embedding_model_for(c)),
+        embedder_for=lambda c: embedder or embedder_for(settings.embedding_model_for(c)),
     )
-    node_embedder = embedder_for(settings.node_embedding_model, settings.llm)
+    node_embedder = embedder or embedder_for(settings.node_embedding_model, settings.llm)
     stages: dict[str, float] = {}
     parts: dict[str, tuple[float, float]] = {}  # part -> (seconds, CPU seconds)
 
@@ -146,6 +172,7 @@ def run_core_stages(settings, sources, collections) -> tuple[dict[str, float], d
         return result
 
     for collection in collections:
+        before = dict(stages)
         scope = SyncScope(collection)
         timed("documents", sync_documents, ctx, scope, registry.for_collection(collection))
         timed("chunks", sync_chunks, ctx, scope, default_token_counter())
@@ -155,6 +182,9 @@ def run_core_stages(settings, sources, collections) -> tuple[dict[str, float], d
         for part, seconds in step.timings.items():
             was = parts.get(part, (0.0, 0.0))
             parts[part] = (was[0] + seconds, was[1] + step.cpu_timings[part])
+        if per_collection is not None:
+            mine = {k: v - before.get(k, 0.0) for k, v in stages.items()}
+            per_collection.append((collection, mine, dict(step.timings), peak_rss_mb()))
     conn.close()
     return stages, parts
 
@@ -168,6 +198,14 @@ def main() -> None:
     )
     parser.add_argument("--one-collection", default=None, metavar="NAME", help="all corpora in one collection NAME")
     parser.add_argument("--label", default=None, help="the corpus's name in the Markdown row printed last")
+    parser.add_argument(
+        "--core-only",
+        action="store_true",
+        help="only the core stages (no Dagster run, no floor): each collection's stage times per passage and RSS",
+    )
+    parser.add_argument(
+        "--hash-embedder", action="store_true", help="with --core-only: hashed trigrams instead of the model"
+    )
     parser.add_argument(
         "--instance-config",
         type=Path,
@@ -192,6 +230,9 @@ def main() -> None:
             name, found = collection_files(spec, tmp, args.limit, args.long_documents, args.one_collection)
             collections.setdefault(name, []).extend(found)
         files = [f for found in collections.values() for f in found]
+        if args.core_only:
+            core_only(args, tmp, collections, files)
+            return
         home = tmp / "graph" / "dagster_home"
         home.mkdir(parents=True)
         template = args.instance_config or Path(kg_pipelines.__file__).with_name("dagster.yaml")  # as the CLI does
@@ -300,6 +341,34 @@ def main() -> None:
         + " / ".join(f"{1000 * stages.get(s, 0.0) / passages:.1f}" for s in ("chunks", "extract", "questions"))
         + f" / {1000 * graph_core / passages:.1f} | {pipeline_rss:.0f} MB |"
     )
+
+
+def core_only(args, tmp: Path, collections: dict[str, list], files: list) -> None:
+    """The core stages alone, collection after collection: each stage's milliseconds per document
+    and the peak RSS after each collection, to show them flat (or not) as the graph grows."""
+    from kg_pipelines.config import load_settings
+
+    os.environ["KG_DATA_DIR"] = str(tmp / "core")
+    settings = load_settings(tmp / "core")
+    embedder = HashEmbedder(settings.node_embedding_model) if args.hash_embedder else None
+    run_core_stages(load_settings(tmp / "warm"), [], [], embedder)  # imports (and the model) paid before timing
+    rows: list = []
+    started = time.perf_counter()
+    run_core_stages(settings, [f.to_source() for f in files], list(collections), embedder, rows)
+    elapsed = time.perf_counter() - started
+    print(f"core stages, {len(files)} documents in {len(collections)} collections: {elapsed:.1f} s")
+    print(f"embedder: {'hashed trigrams (no model)' if embedder else 'the settings models'}")
+    stages = list(rows[0][1]) if rows else []
+    parts = list(rows[0][2]) if rows else []
+    print("| collection | documents (so far) | " + " | ".join(stages) + " | " + " | ".join(parts) + " | peak RSS |")
+    print("|---" * (3 + len(stages) + len(parts)) + "|")
+    seen = 0
+    for collection, stage_s, part_s, rss in rows:
+        n = max(len(collections[collection]), 1)
+        seen += len(collections[collection])
+        cells = [f"{1000 * stage_s[k] / n:.2f}" for k in stages] + [f"{1000 * part_s[k] / n:.2f}" for k in parts]
+        print(f"| {collection} | {n:,} ({seen:,}) | " + " | ".join(cells) + f" | {rss:.0f} MB |")
+    print("(milliseconds per document; peak RSS of the process after the collection)")
 
 
 if __name__ == "__main__":
