@@ -90,10 +90,13 @@ def question_checks(conn, settings, collection: str) -> list[AssetCheckResult]:
     return [_result(finding, "questions_per_chunk_in_range", "atomic_questions")]
 
 
-def graph_checks(conn, collection: str) -> list[AssetCheckResult]:
+def graph_checks(conn, collection: str, findings: dict | None = None) -> list[AssetCheckResult]:
+    """The graph's checks; ``findings`` (check name -> AuditFinding): audits the graph step already ran."""
+    findings = findings or {
+        "no_dangling_edges": audits.dangling_edges(conn),
+        "no_quarantined_chunks": audits.quarantined_chunks(conn, collection),
+    }
     return [
-        _result(audits.dangling_edges(conn), "no_dangling_edges", "kg_edges"),
-        _result(
-            audits.quarantined_chunks(conn, collection), "no_quarantined_chunks", "kg_nodes", AssetCheckSeverity.WARN
-        ),
+        _result(findings["no_dangling_edges"], "no_dangling_edges", "kg_edges"),
+        _result(findings["no_quarantined_chunks"], "no_quarantined_chunks", "kg_nodes", AssetCheckSeverity.WARN),
     ]

@@ -3,16 +3,12 @@
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, MetadataValue, multi_asset
 
 from kg_pipelines.embedding import embedder_for
-from kg_pipelines.graph.alias_merging import stated_alias_step
-from kg_pipelines.graph.formation_dedup import formation_dedup
-from kg_pipelines.graph.graph_building import sync_graph
-from kg_pipelines.stores.node_vectors import NodeVectors, sync_node_vectors
+from kg_pipelines.graph.graph_step import run_graph_step
 from kg_pipelines.stores.warehouse import fetch_dicts
 
 from .checks import GRAPH_CHECKS, graph_checks
-from .graph_health import publish_graph_change
 from .ingestion_assets import PARTITIONED
-from .metadata import activity_table, definition_metadata, preview_table
+from .metadata import ACTIVITY_ROWS, activity_table, definition_metadata, preview_table
 from .resources import KGResource
 
 GRAPH_INPUTS = ["chunks", "entities", "relationships", "atomic_questions"]
@@ -26,30 +22,38 @@ def _counts_by(conn, table: str, column: str) -> MetadataValue:
     return MetadataValue.json({str(k): v for k, v in rows})
 
 
-def _documents_done(conn, document_ids: list[str], removed: list[str]) -> dict[str, dict]:
-    """What the run did per document, as the graph saw it at the end of the run."""
+def _documents_done(conn, document_ids: list[str], removed: list[str], cap: int = ACTIVITY_ROWS) -> dict[str, dict]:
+    """What the run did for the first ``cap`` documents (by id: the rows ``activity_table`` shows),
+    as the graph saw it at the end of the run: one set-based query, whatever the run's size."""
+    gone = set(removed)
+    shown = sorted(set(document_ids) | gone)[:cap]
     rows = fetch_dicts(
         conn,
         """
-        SELECT s.document_id, s.status, s.chunks, s.error,
-               (SELECT count(*) FROM entities e WHERE e.document_id = s.document_id) AS entities,
-               (SELECT count(*) FROM relationships r WHERE r.document_id = s.document_id) AS relationships,
-               (SELECT count(*) FROM atomic_questions q WHERE q.document_id = s.document_id) AS questions,
-               (SELECT string_agg(DISTINCT st.error_kind || ': ' || st.last_error, '; ') FROM chunk_state st
-                WHERE st.document_id = s.document_id AND st.status <> 'done') AS chunk_errors
-        FROM document_status s WHERE s.document_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1""",
-        [document_ids],
+        WITH shown AS (SELECT unnest(?::VARCHAR[]) AS document_id),
+        e AS (SELECT document_id, count(*) AS n FROM entities WHERE document_id IN (FROM shown) GROUP BY 1),
+        r AS (SELECT document_id, count(*) AS n FROM relationships WHERE document_id IN (FROM shown) GROUP BY 1),
+        q AS (SELECT document_id, count(*) AS n FROM atomic_questions WHERE document_id IN (FROM shown) GROUP BY 1),
+        f AS (SELECT document_id, string_agg(DISTINCT error_kind || ': ' || last_error, '; ') AS chunk_errors
+              FROM chunk_state WHERE document_id IN (FROM shown) AND status <> 'done' GROUP BY 1)
+        SELECT s.document_id, s.status, s.chunks, s.error, coalesce(e.n, 0) AS entities,
+               coalesce(r.n, 0) AS relationships, coalesce(q.n, 0) AS questions, f.chunk_errors
+        FROM document_status s LEFT JOIN e USING (document_id) LEFT JOIN r USING (document_id)
+             LEFT JOIN q USING (document_id) LEFT JOIN f USING (document_id)
+        WHERE s.document_id IN (FROM shown) ORDER BY 1""",
+        [[d for d in shown if d not in gone]],
     )
     done = {r.pop("document_id"): {**r, "error": r.pop("chunk_errors") or r["error"]} for r in rows}
-    for document_id in removed:
-        done[document_id] = {
-            "status": "removed",
-            "chunks": 0,
-            "entities": 0,
-            "relationships": 0,
-            "questions": 0,
-            "error": None,
-        }
+    for document_id in shown:
+        if document_id in gone:
+            done[document_id] = {
+                "status": "removed",
+                "chunks": 0,
+                "entities": 0,
+                "relationships": 0,
+                "questions": 0,
+                "error": None,
+            }
     return done
 
 
@@ -82,27 +86,21 @@ def _documents_done(conn, document_ids: list[str], removed: list[str]) -> dict[s
 def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
     with kg.stage(context) as (ctx, scope):
         conn, now = ctx.conn, ctx.now()
-        report = sync_graph(conn, scope, now, progress=ctx.progress)
+        settings = ctx.settings
+        embedder = embedder_for(settings.node_embedding_model, settings.llm)
+        step = run_graph_step(conn, settings, scope, now, embedder, progress=ctx.progress)
+        report, published = step.graph, step.publication
         context.log.info(
             f"graph: {report.documents} document(s) synced: +{report.nodes_created} nodes, +{report.edges_created} "
             f"edges, {report.edges_reinforced} reinforced, -{report.nodes_deleted} nodes, -{report.edges_deleted} edges"
+            " (" + ", ".join(f"{part} {seconds:.1f} s" for part, seconds in step.timings.items()) + ")"
         )
-        settings = ctx.settings
-        node_store = NodeVectors.for_settings(settings)
-        embedder = embedder_for(settings.node_embedding_model, settings.llm)
-        # formation-time dedup (seed 001 Strategy 2) compares the new nodes' vectors: embed them first
-        embedded = sync_node_vectors(conn, node_store, embedder).embedded
-        # aliases the text states ("long form (SHORT)", "X, also known as Y") join their nodes first
-        stated = stated_alias_step(conn, node_store, settings, report.synced_documents, now)
-        absorbed = formation_dedup(conn, node_store, settings, now)
-        # readers never open DuckDB: vectors (absorbed nodes lose theirs), the schedules' stats and
-        # the graph snapshot are brought in step, as after every other graph write
-        published = publish_graph_change(conn, settings, now, embedder)
         removed = set(report.removed_documents)
         synced = [d for d in report.synced_documents if d not in removed]
         per_document = activity_table(
             _documents_done(conn, synced, report.removed_documents),
             ["status", "chunks", "entities", "relationships", "questions", "error"],
+            total=len(set(synced) | removed),
         )
         yield MaterializeResult(
             asset_key="kg_nodes",
@@ -123,11 +121,13 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "documents_synced": report.documents,
                 "this_run": per_document,
                 "nodes_by_type": _counts_by(conn, "kg_nodes", "node_type"),
-                "node_vectors_embedded": embedded + published.vectors.embedded,
+                "node_vectors_embedded": step.node_vectors_embedded + published.vectors.embedded,
+                "node_vectors_reused": step.node_vectors_reused + published.vectors.reused,
                 "node_vectors_total": published.vectors.total,
                 "graph_snapshot": published.snapshot,
-                "stated_aliases_merged": MetadataValue.md(stated),
-                "nodes_absorbed_at_formation": MetadataValue.md(absorbed),
+                "stated_aliases_merged": MetadataValue.md(step.stated_aliases),
+                "nodes_absorbed_at_formation": MetadataValue.md(step.formation_dedup),
+                "seconds_by_part": MetadataValue.json({k: round(v, 3) for k, v in step.timings.items()}),
             },
         )
         yield MaterializeResult(
@@ -148,4 +148,4 @@ def knowledge_graph(context: AssetExecutionContext, kg: KGResource):
                 "edges_by_type": _counts_by(conn, "kg_edges", "edge_type"),
             },
         )
-        yield from graph_checks(conn, scope.collection)
+        yield from graph_checks(conn, scope.collection, step.checks)

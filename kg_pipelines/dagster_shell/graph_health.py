@@ -31,9 +31,8 @@ from datetime import datetime
 import numpy as np
 from dagster import AssetMaterialization, MetadataValue
 
-from kg_pipelines.graph.graph_stats import publish_graph_stats
-from kg_pipelines.stores.graph_snapshot import publish_graph_snapshot
-from kg_pipelines.stores.node_vectors import NodeVectors, NodeVectorSync, sync_node_vectors
+from kg_pipelines.graph.graph_step import publish_graph
+from kg_pipelines.stores.node_vectors import NodeVectors, NodeVectorSync
 from kg_pipelines.stores.warehouse import count_rows
 
 from .metadata import preview_table
@@ -121,7 +120,6 @@ def publish_graph_change(conn, settings, now: datetime | None = None, embedder=N
     """Bring every reader's view in step with the graph just written (see the module doc); the
     caller's transaction is committed. ``embedder``: the node embedder (default: the settings'
     model, loaded only when a node needs a vector)."""
-    vectors = sync_node_vectors(conn, NodeVectors.for_settings(settings), embedder or _EmbedderOnDemand(settings))
-    stats = publish_graph_stats(conn, settings.data_dir, now)
-    snapshot = publish_graph_snapshot(conn, settings)
-    return GraphPublication(snapshot.name, stats, vectors)
+    store = NodeVectors.for_settings(settings)
+    done = publish_graph(conn, settings, store, embedder or _EmbedderOnDemand(settings), now)
+    return GraphPublication(done.snapshot, done.stats, done.vectors)

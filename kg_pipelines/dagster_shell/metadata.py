@@ -89,16 +89,23 @@ def preview_table(
     }
 
 
-def activity_table(activity: dict[str, dict], columns: Sequence[str], cap: int = 50) -> MetadataValue:
-    """What a run did per document, as a Markdown table of at most ``cap`` rows and a count of the rest."""
+ACTIVITY_ROWS = 50  # documents a run's activity table shows
+
+
+def activity_table(
+    activity: dict[str, dict], columns: Sequence[str], cap: int = ACTIVITY_ROWS, total: int | None = None
+) -> MetadataValue:
+    """What a run did per document, as a Markdown table of at most ``cap`` rows and a count of the
+    rest (``total``: the documents of the run when ``activity`` holds only the first ones)."""
+    total = len(activity) if total is None else total
     if not activity:
         return MetadataValue.md("nothing to do: every document of the collection was up to date")
     lines = ["| document_id | " + " | ".join(columns) + " |", "|" + "---|" * (len(columns) + 1)]
     for document_id in sorted(activity)[:cap]:
         done = activity[document_id]
         lines.append(f"| {_cell(document_id)} | " + " | ".join(_cell(done.get(c)) for c in columns) + " |")
-    if len(activity) > cap:
-        lines.append(f"\n… and {len(activity) - cap} more document(s)")
+    if total > min(cap, len(activity)):
+        lines.append(f"\n… and {total - min(cap, len(activity))} more document(s)")
     return MetadataValue.md("\n".join(lines))
 
 

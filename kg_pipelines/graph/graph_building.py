@@ -128,21 +128,24 @@ _EDGE_SOURCES = f"""
     UNION ALL
     SELECT 'NAMES', 'title:' || t.title_key, e.node_id, 'a document is titled ' || t.title, []::VARCHAR[],
            t.collection, t.document_id, t.chunk_id
-    FROM (SELECT d.document_id, any_value(d.title) AS title, any_value({_TITLE_KEY}) AS title_key,
-                 any_value({_TITLE_NAME_KEY}) AS name_key,
-                 any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
-          FROM chunks c JOIN documents d USING (document_id)
-          WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id) t
+    FROM (SELECT DISTINCT document_id, title, title_key, collection, chunk_id,
+                 unnest([title_key, CASE WHEN name_key <> '' THEN name_key END]) AS match_key
+          FROM (SELECT d.document_id, any_value(d.title) AS title, any_value({_TITLE_KEY}) AS title_key,
+                       any_value({_TITLE_NAME_KEY}) AS name_key,
+                       any_value(c.collection) AS collection, min(c.chunk_id) AS chunk_id
+                FROM chunks c JOIN documents d USING (document_id)
+                WHERE c.document_id IN (SELECT document_id FROM _docs) GROUP BY d.document_id)) t
     JOIN (SELECT DISTINCT m.node_id, {_ENTITY_KEY} AS entity_key
           FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id) e
-      ON e.entity_key = t.title_key OR (e.entity_key = t.name_key AND t.name_key <> '')
+      ON e.entity_key = t.match_key
     UNION ALL
     SELECT 'NAMES', 'title:' || t.title_key, m.node_id,
            'a document is titled ' || t.title, []::VARCHAR[], e.collection, e.document_id, e.chunk_id
     FROM entities e JOIN _node_id_map m ON m.raw_id = e.node_id
-    JOIN (SELECT DISTINCT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
-          FROM documents d JOIN chunks c USING (document_id)) t
-      ON {_ENTITY_KEY} = t.title_key OR ({_ENTITY_KEY} = t.name_key AND t.name_key <> '')
+    JOIN (SELECT DISTINCT title_key, title, unnest([title_key, CASE WHEN name_key <> '' THEN name_key END]) AS match_key
+          FROM (SELECT {_TITLE_KEY} AS title_key, {_TITLE_NAME_KEY} AS name_key, d.title
+                FROM documents d WHERE d.document_id IN (SELECT document_id FROM chunks))) t
+      ON {_ENTITY_KEY} = t.match_key
     WHERE e.document_id IN (SELECT document_id FROM _docs)
     UNION ALL
     SELECT 'NAMES', 'title:' || {_TITLE_KEY}, m.node_id, 'a document is titled ' || d.title, []::VARCHAR[],

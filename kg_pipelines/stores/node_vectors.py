@@ -13,7 +13,10 @@ then (``own_descriptions``). Term search, duplicate detection and formation-time
 ``sync_node_vectors`` makes the table match ``kg_nodes`` by difference: nodes whose text changed
 or that are new get (re-)embedded, nodes gone from the graph lose their row. It is stateless (the
 diff is taken from both stores every time), so a run that dies between the two stores is repaired
-by the next one.
+by the next one. A text is embedded once: a node whose text another row already has (a title and
+the entity of the same name, a node re-keyed to another type, a name seen again after its node was
+merged away) takes that row's vector (same text, same model: the same vector), and texts repeated
+among the new nodes are embedded once.
 """
 
 from __future__ import annotations
@@ -63,9 +66,10 @@ def text_hash(text: str) -> str:
 
 @dataclass
 class NodeVectorSync:
-    embedded: int
+    embedded: int  # nodes written (embedded or reused)
     deleted: int
     total: int
+    reused: int = 0  # of ``embedded``: vectors taken from a row of the same text, not embedded again
 
 
 class NodeVectors:
@@ -73,6 +77,7 @@ class NodeVectors:
 
     def __init__(self, location: Path | str, storage_options: dict[str, str] | None = None):
         self.db = connect_lancedb(location, storage_options)
+        self.last_reused = 0  # vectors the last ``upsert`` took from a row of the same text
 
     @classmethod
     def for_settings(cls, settings) -> NodeVectors:
@@ -110,25 +115,57 @@ class NodeVectors:
             if table is not None:
                 table.delete(f"node_id IN ({sql_list(node_ids[start : start + BATCH])})")
 
-    def upsert(self, nodes: Sequence[dict], embedder) -> int:
+    def vectors_by_text(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """text_hash -> the vector of a row with that text (the table holds one model's vectors)."""
+        table = self.table()
+        found: dict[str, np.ndarray] = {}
+        wanted = sorted(set(hashes))
+        for start in range(0, len(wanted), BATCH):
+            if table is None:
+                break
+            rows = (
+                table.search()
+                .where(f"text_hash IN ({sql_list(wanted[start : start + BATCH])})")
+                .select(["text_hash", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            for key, vector in zip(rows.column("text_hash").to_pylist(), rows.column("vector").to_numpy()):
+                found.setdefault(key, np.asarray(vector, dtype=np.float32))
+        return found
+
+    def upsert(self, nodes: Sequence[dict], embedder, replace: Sequence[str] | None = None) -> int:
         """Embed and write ``nodes`` (dicts with node_id, node_type, name, description and
-        node_kind), replacing any row they had."""
+        node_kind), replacing any row they had (``replace``: the ids that may have one; default all).
+        A text already in the table or repeated among ``nodes`` is embedded once (``last_reused``)."""
+        self.last_reused = 0
         if not nodes:
             return 0
-        self.delete([n["node_id"] for n in nodes])
+        self.delete(list(replace) if replace is not None else [n["node_id"] for n in nodes])
+        texts = [node_text(n["name"], n.get("description")) for n in nodes]
+        hashes = [text_hash(t) for t in texts]
+        known = self.vectors_by_text(hashes)
+        fresh: dict[str, str] = {}  # text_hash -> text, each new text once
+        for key, text in zip(hashes, texts):
+            if key not in known:
+                fresh.setdefault(key, text)
+        self.last_reused = len(nodes) - len(fresh)
+        for start in range(0, len(fresh), BATCH):
+            part = list(fresh.items())[start : start + BATCH]
+            known.update(zip([k for k, _ in part], embedder.embed([t for _, t in part])))
         written = 0
         for start in range(0, len(nodes), BATCH):
             part = nodes[start : start + BATCH]
-            texts = [node_text(n["name"], n.get("description")) for n in part]
+            keys = hashes[start : start + BATCH]
             rows = pa.table(
                 {
                     "node_id": [n["node_id"] for n in part],
                     "node_type": [n["node_type"] for n in part],
                     "node_kind": [n.get("node_kind") or "entity" for n in part],
                     "name": [n["name"] for n in part],
-                    "text_hash": [text_hash(t) for t in texts],
+                    "text_hash": keys,
                     "embedding_model": [embedder.model_name] * len(part),
-                    "vector": vectors_column(embedder.embed(texts)),
+                    "vector": vectors_column(np.stack([known[k] for k in keys])),
                 }
             )
             table = self.table()
@@ -192,5 +229,5 @@ def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embed
     ]
     gone = [node_id for node_id in have if node_id not in current]
     store.delete(gone)
-    embedded = store.upsert(stale, embedder)
-    return NodeVectorSync(embedded=embedded, deleted=len(gone), total=len(current))
+    embedded = store.upsert(stale, embedder, replace=[n["node_id"] for n in stale if n["node_id"] in have])
+    return NodeVectorSync(embedded=embedded, deleted=len(gone), total=len(current), reused=store.last_reused)

@@ -1,0 +1,53 @@
+"""Node vectors: a text is embedded once; a node whose text another row has takes that vector."""
+
+import numpy as np
+import pytest
+
+from kg_pipelines.stores import warehouse
+from kg_pipelines.stores.node_vectors import NodeVectors, node_text, sync_node_vectors
+from tests.test_dedup import NameEmbedder, add_node
+
+
+class CountingEmbedder(NameEmbedder):
+    """The trigram test embedder, recording every text it was asked to embed."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    c = warehouse.connect(tmp_path / "w.duckdb")
+    yield c
+    c.close()
+
+
+def test_a_text_is_embedded_once_and_a_name_seen_again_reuses_its_vector(conn, tmp_path):
+    store = NodeVectors(tmp_path / "lancedb")
+    embedder = CountingEmbedder()
+    add_node(conn, "person:krakow", "Kraków", node_type="person")
+    add_node(conn, "title:krakow", "Kraków", node_type="title", node_kind="title")
+    add_node(conn, "place:vistula", "Vistula", node_type="place")
+    done = sync_node_vectors(conn, store, embedder)
+    assert done.embedded == 3 and done.reused == 1
+    assert sorted(embedder.seen) == ["Kraków", "Vistula"]  # the title and the entity share one text
+
+    # a later run: a node of another type with a name already embedded is not embedded again
+    add_node(conn, "place:krakow", "Kraków", node_type="place")
+    add_node(conn, "place:warsaw", "Warsaw", node_type="place")
+    embedder.seen.clear()
+    done = sync_node_vectors(conn, store, embedder)
+    assert done.embedded == 2 and done.reused == 1 and embedder.seen == ["Warsaw"]
+    vectors = store.vectors(["place:krakow", "person:krakow", "place:warsaw"])
+    assert np.allclose(vectors["place:krakow"], vectors["person:krakow"])
+    assert np.allclose(vectors["place:warsaw"], NameEmbedder().embed([node_text("Warsaw", None)])[0])
+    assert store.count() == 5
+
+    # nothing changed: nothing embedded, nothing written
+    embedder.seen.clear()
+    assert sync_node_vectors(conn, store, embedder).embedded == 0 and embedder.seen == []
