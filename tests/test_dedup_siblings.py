@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from kg_pipelines.config import DEFAULT_EMBEDDING_MODEL
+from kg_pipelines.graph.data_files import DATA_DIR
 from kg_pipelines.graph.duplicate_detection import KEEP_APART, MERGE, detect_duplicates
 from kg_pipelines.graph.formation_dedup import CHECKED_UNTIL, absorb_new_nodes
 from kg_pipelines.graph.merge_exclusions import MergeExclusions, load_exclusions, read_decisions
 from kg_pipelines.graph.node_merging import merge_nodes, unmerge_as_distinct
 from kg_pipelines.graph.periodic_merging import merge_planned, plan_duplicates
-from kg_pipelines.graph.sibling_names import DATA_DIR, name_key, sibling_difference
+from kg_pipelines.graph.sibling_names import name_key, sibling_difference
 from kg_pipelines.stores import warehouse
 from kg_pipelines.stores.node_vectors import node_text, own_descriptions, sync_node_vectors
 from tests.test_dedup import T0, NameEmbedder, add_edge, add_node, conn, graph_settings, graph_state, store  # noqa: F401

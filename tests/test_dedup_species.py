@@ -172,7 +172,7 @@ def test_the_organism_and_type_lists_are_data_files_that_ship_with_the_package()
     import fnmatch
     import tomllib
 
-    from kg_pipelines.graph.species_context import DATA_DIR
+    from kg_pipelines.graph.data_files import DATA_DIR
 
     project = tomllib.loads((DATA_DIR.parents[2] / "pyproject.toml").read_text())
     shipped = project["tool"]["setuptools"]["package-data"]["kg_pipelines"]

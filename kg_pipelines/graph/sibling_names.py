@@ -32,9 +32,9 @@ import difflib
 import functools
 import re
 import unicodedata
-from pathlib import Path
 
-DATA_DIR = Path(__file__).with_name("data")
+from kg_pipelines.graph.data_files import data_lines
+
 NUMBER, LETTER, GREEK, MARKER, SIGN, WORD = "number", "letter", "greek", "variant word", "sign", "word"
 DISTINGUISHING = frozenset({NUMBER, LETTER, GREEK, MARKER, SIGN})
 MEMBER = frozenset({NUMBER, LETTER})  # added alone, they name a member of a family (peroxidase 1)
@@ -42,12 +42,7 @@ _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ ,\u202f\u00a0]\d{3})+(?![\d.,]?
 
 
 def _lines(name: str) -> list[list[str]]:
-    rows = []
-    for raw in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            rows.append(line.split())
-    return rows
+    return [line.split() for line in data_lines(name)]
 
 
 @functools.cache

@@ -27,29 +27,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from pathlib import Path
 
 import duckdb
 
-DATA_DIR = Path(__file__).with_name("data")
+from kg_pipelines.graph.data_files import data_lines
+
 _TYPE_SEPARATORS = re.compile(r"[\s_\-]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-
-
-def _rows(name: str) -> list[str]:
-    rows = []
-    for raw in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            rows.append(line)
-    return rows
 
 
 @functools.cache
 def organism_words() -> dict[str, str]:
     """Word or phrase (lower case) -> the organism it names."""
     found = {}
-    for line in _rows("organisms.txt"):
+    for line in data_lines("organisms.txt"):
         organism, _, words = line.partition("|")
         for word in words.split(","):
             if word.strip():
@@ -87,7 +78,7 @@ def _type_key(node_type: str) -> str:
 
 @functools.cache
 def species_specific_types() -> frozenset[str]:
-    return frozenset(_type_key(t) for t in _rows("species_specific_types.txt"))
+    return frozenset(_type_key(t) for t in data_lines("species_specific_types.txt"))
 
 
 def is_species_specific(node_type: str) -> bool:

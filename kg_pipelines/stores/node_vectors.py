@@ -77,7 +77,6 @@ class NodeVectors:
 
     def __init__(self, location: Path | str, storage_options: dict[str, str] | None = None):
         self.db = connect_lancedb(location, storage_options)
-        self.last_reused = 0  # vectors the last ``upsert`` took from a row of the same text
 
     @classmethod
     def for_settings(cls, settings) -> NodeVectors:
@@ -134,13 +133,13 @@ class NodeVectors:
                 found.setdefault(key, np.asarray(vector, dtype=np.float32))
         return found
 
-    def upsert(self, nodes: Sequence[dict], embedder, replace: Sequence[str] | None = None) -> int:
+    def upsert(self, nodes: Sequence[dict], embedder, replace: Sequence[str] | None = None) -> tuple[int, int]:
         """Embed and write ``nodes`` (dicts with node_id, node_type, name, description and
         node_kind), replacing any row they had (``replace``: the ids that may have one; default all).
-        A text already in the table or repeated among ``nodes`` is embedded once (``last_reused``)."""
-        self.last_reused = 0
+        A text already in the table or repeated among ``nodes`` is embedded once. Returns the rows
+        written and, of them, those whose vector was reused rather than embedded."""
         if not nodes:
-            return 0
+            return 0, 0
         self.delete(list(replace) if replace is not None else [n["node_id"] for n in nodes])
         texts = [node_text(n["name"], n.get("description")) for n in nodes]
         hashes = [text_hash(t) for t in texts]
@@ -149,9 +148,10 @@ class NodeVectors:
         for key, text in zip(hashes, texts):
             if key not in known:
                 fresh.setdefault(key, text)
-        self.last_reused = len(nodes) - len(fresh)
-        for start in range(0, len(fresh), BATCH):
-            part = list(fresh.items())[start : start + BATCH]
+        reused = len(nodes) - len(fresh)
+        fresh_items = list(fresh.items())
+        for start in range(0, len(fresh_items), BATCH):
+            part = fresh_items[start : start + BATCH]
             known.update(zip([k for k, _ in part], embedder.embed([t for _, t in part])))
         written = 0
         for start in range(0, len(nodes), BATCH):
@@ -174,7 +174,7 @@ class NodeVectors:
             else:
                 table.add(rows)
             written += len(part)
-        return written
+        return written, reused
 
     def vectors(self, node_ids: Sequence[str]) -> dict[str, np.ndarray]:
         table = self.table()
@@ -229,5 +229,5 @@ def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embed
     ]
     gone = [node_id for node_id in have if node_id not in current]
     store.delete(gone)
-    embedded = store.upsert(stale, embedder, replace=[n["node_id"] for n in stale if n["node_id"] in have])
-    return NodeVectorSync(embedded=embedded, deleted=len(gone), total=len(current), reused=store.last_reused)
+    embedded, reused = store.upsert(stale, embedder, replace=[n["node_id"] for n in stale if n["node_id"] in have])
+    return NodeVectorSync(embedded=embedded, deleted=len(gone), total=len(current), reused=reused)
