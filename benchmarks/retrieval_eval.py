@@ -57,6 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ingest import write_passages  # noqa: E402  (the existing benchmark's corpus writer)
 
+from kg_pipelines.retrieval.retrieval_quality import percentile  # noqa: E402
+
 CUTOFFS = (2, 5, 8)
 
 
@@ -269,11 +271,6 @@ def namesakes_positions(graph, around: set[int], keys: set[str]) -> list[int]:
     from kg_pipelines.ingestion.names import node_key
 
     return [p for p in around if graph.kinds[p] == "entity" and node_key(graph.names[p]) in keys]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
 
 
 def main() -> None:

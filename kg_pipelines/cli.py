@@ -481,6 +481,7 @@ def retrieve(
     import json
 
     from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
+    from kg_pipelines.retrieval.retrieval_quality import percentile, ranked_titles
 
     if (question is None) == (questions_file is None):
         raise click.ClickException("give a QUESTION or --questions FILE.jsonl (one of the two)")
@@ -518,7 +519,7 @@ def retrieve(
                 latencies.append(1000 * (time.perf_counter() - started))
                 out = {
                     "qid": qid,
-                    "titles": list(dict.fromkeys(c.title for c in chunks)),
+                    "titles": ranked_titles(chunks),
                     "chunk_ids": [c.chunk_id for c in chunks],
                     "scores": [round(c.score, 6) for c in chunks],
                     "ms": round(latencies[-1], 1),
@@ -527,15 +528,9 @@ def retrieve(
                 out = {"qid": qid, "error": f"line {number}: {exc}", "titles": [], "chunk_ids": [], "scores": []}
             click.echo(json.dumps(out, ensure_ascii=False))
         if latencies:  # on stderr, so stdout stays one JSON object a line
-            ordered = sorted(latencies)
-
-            def at(share: float) -> float:
-                return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-            click.echo(
-                f"{len(ordered)} questions answered: latency p50 {at(0.5):.0f} ms, p95 {at(0.95):.0f} ms a question",
-                err=True,
-            )
+            p50, p95 = percentile(latencies, 0.5), percentile(latencies, 0.95)
+            summary = f"{len(latencies)} questions answered: latency p50 {p50:.0f} ms, p95 {p95:.0f} ms a question"
+            click.echo(summary, err=True)
         return
     try:
         chunks = answer(question)

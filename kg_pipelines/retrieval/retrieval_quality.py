@@ -110,6 +110,14 @@ def ranked_titles(chunks) -> list[str]:
     return list(dict.fromkeys(c.title for c in chunks))
 
 
+def percentile(values: list[float], share: float) -> float:
+    """The nearest-rank ``share`` percentile of ``values`` (0.5: the median, 0.95: p95); 0.0 when
+    there are none. What per-question latency is reported by (``retrieve --questions``, the
+    retrieval benchmark)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
+
+
 def measure_collection(
     retriever, collection: str, questions: list[LabelledQuestion], ks: list[int], variant: str, digest: str
 ) -> CollectionQuality:
