@@ -22,6 +22,21 @@ from kg_pipelines.stores import warehouse  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+def add_user_link(conn, source_id: str, target_id: str, **fields) -> None:
+    """A person's own link ``user-link`` between two nodes (unprotected, no support, never
+    activated unless ``fields`` say otherwise), written as the edge admin would."""
+    row = dict(
+        edge_id="user-link",
+        source_id=source_id,
+        target_id=target_id,
+        activation_count=0,
+        created_by="user",
+        protected=False,
+        support_count=0,
+    )
+    warehouse.insert_rows(conn, "kg_edges", [row | fields])
+
+
 def free_port() -> int:
     """A loopback port nothing listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

@@ -28,6 +28,7 @@ from kg_pipelines.dagster_shell.schedules import (
 from kg_pipelines.graph.consolidation import run_consolidation
 from kg_pipelines.graph.graph_stats import publish_graph_stats
 from kg_pipelines.stores import warehouse
+from tests.conftest import add_user_link
 
 A = "# Metformin\nMetformin activates AMPK in liver cells. AMPK senses cellular energy in muscle.\n"
 B = "# Rapamycin\nRapamycin inhibits mTORC1 in yeast. Rapamycin extends lifespan in mice.\n"
@@ -131,23 +132,9 @@ def test_summarize_and_merge_jobs_run(ingested):
         """SELECT edge_id, source_id, target_id, strength, activation_count FROM kg_edges
         WHERE edge_type = 'RELATED' ORDER BY edge_id LIMIT 1"""
     ).fetchall()[0]
-    warehouse.insert_rows(  # a person's own link of the same pair, weaker: merge-edges folds it in
-        conn,
-        "kg_edges",
-        [
-            dict(
-                edge_id="user-link",
-                source_id=target,
-                target_id=source,
-                edge_type="similar",
-                strength=round(strength / 3, 3),
-                activation_count=2,
-                created_at=OLD,
-                created_by="user",
-                protected=False,
-                support_count=0,
-            )
-        ],
+    # a person's own link of the same pair, weaker: merge-edges folds it in
+    add_user_link(
+        conn, target, source, edge_type="similar", strength=round(strength / 3, 3), activation_count=2, created_at=OLD
     )
     before = conn.execute("SELECT count(*) FROM kg_edges").fetchall()[0][0]
     conn.close()
@@ -221,24 +208,7 @@ def test_a_merged_duplicate_is_not_recreated_when_its_document_changes(ingested)
         FROM kg_edges e JOIN kg_edge_support s USING (edge_id)
         WHERE e.edge_type = 'RELATED' AND s.document_id = 'bio/b.md' ORDER BY 1 LIMIT 1"""
     ).fetchall()[0]
-    warehouse.insert_rows(
-        conn,
-        "kg_edges",
-        [
-            dict(
-                edge_id="user-link",
-                source_id=target,
-                target_id=source,
-                edge_type="similar",
-                strength=0.9,
-                activation_count=0,
-                created_at=OLD,
-                created_by="user",
-                protected=False,
-                support_count=0,
-            )
-        ],
-    )
+    add_user_link(conn, target, source, edge_type="similar", strength=0.9, created_at=OLD)
     run_consolidation(conn, graph.settings, "merge-edges")
     assert conn.execute("SELECT count(*) FROM kg_edges WHERE edge_id = ?", [edge_id]).fetchall()[0][0] == 0
     conn.close()

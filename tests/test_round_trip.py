@@ -19,7 +19,7 @@ from kg_pipelines.graph.consolidation import run_consolidation
 from kg_pipelines.graph.graph_io import GraphImportError, export_graph, import_graph
 from kg_pipelines.graph.node_merging import merge_nodes, unmerge
 from kg_pipelines.stores import warehouse
-from tests.conftest import REPO_ROOT, ingested_graph
+from tests.conftest import REPO_ROOT, add_user_link, ingested_graph
 
 SAMPLE = REPO_ROOT / "data" / "inbox"
 FORMATS = ["parquet", "csv", "json", "jsonl"]
@@ -92,25 +92,17 @@ def demo(tmp_path_factory):
                 source, target = conn.execute(
                     "SELECT source_id, target_id FROM kg_edges WHERE edge_type = 'RELATED' ORDER BY edge_id LIMIT 1"
                 ).fetchall()[0]
-                warehouse.insert_rows(
+                add_user_link(
                     conn,
-                    "kg_edges",
-                    [
-                        dict(
-                            edge_id="user-link",
-                            source_id=target,
-                            target_id=source,
-                            edge_type="supports",
-                            strength=0.35,
-                            activation_count=2,
-                            created_at=NOW,
-                            created_by="user",
-                            protected=True,
-                            explanation="checked by hand",
-                            keywords=["manual"],
-                            support_count=0,
-                        )
-                    ],
+                    target,
+                    source,
+                    edge_type="supports",
+                    strength=0.35,
+                    activation_count=2,
+                    created_at=NOW,
+                    protected=True,
+                    explanation="checked by hand",
+                    keywords=["manual"],
                 )
                 # search used some edges (times with their microseconds)
                 conn.execute(
