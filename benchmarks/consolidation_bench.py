@@ -4,12 +4,16 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/consolidation_bench.py            # 1M + port, then 10M
     PYTHONPATH=. .venv/bin/python benchmarks/consolidation_bench.py --edges 100000 --skip-large
+    PYTHONPATH=. .venv/bin/python benchmarks/consolidation_bench.py --communities louvain igraph  # and ratios
 
 The synthetic graph is generated inside DuckDB from hashes of the row number (deterministic, no
 Python loop): nodes with ~10 edges each, 2 % of edges to leaf nodes (the seed's bridge rule),
 3 % duplicate pairs (merge), 12 % weak edges, activity spread over 60 days, 2 % user-made,
 1 % protected edges, 40 topic keys (``--topic-keys``). Each scale runs in its own process, so its
 peak memory (ru_maxrss of that process: DuckDB, Arrow, numpy and Python together) is its own.
+``--communities`` times summarize with other community algorithms beside ours (igraph's Leiden,
+graspologic-native's), each scale with each in turn, and prints the ratios to the first named; every
+row records the machine's 1-minute load at its start and end (on a shared machine compare ratios).
 
 Two modes of ours are timed: "seed mode" (decay off, true-bridge protection off: the seed's rule,
 so its results can be compared with the port) and "full" (the defaults: decay half-life 30 days,
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import shutil
 import subprocess
@@ -296,7 +301,7 @@ def run_ours(conn, settings, data_dir: Path) -> tuple[dict, dict]:
 def leiden(n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray, resolution: float = 1.0) -> np.ndarray:
     """graspologic-native's Leiden (MIT, Rust, one thread; ``pip install graspologic-native``, not a
     dependency of the project) on the same symmetric CSR matrix as our Louvain, without copying it;
-    fixed seed. Only for the comparison (``--communities leiden|both``)."""
+    fixed seed. Only for the comparison (``--communities leiden``)."""
     try:
         from graspologic_native import leiden_csr
     except ImportError:
@@ -319,17 +324,47 @@ def leiden(n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray, r
     return membership
 
 
-def use_communities(algorithm: str) -> dict:
-    """Make summarize find its communities with ``algorithm`` (our Louvain or the library's Leiden)
-    and keep what it was given and found, so the partition can be measured after the timed run."""
+def igraph_leiden(
+    n: int, source: np.ndarray, target: np.ndarray, weight: np.ndarray, resolution: float = 1.0, iterations: int = 2
+) -> np.ndarray:
+    """igraph's C Leiden (GPL-2.0-or-later, one thread; ``pip install igraph``, not a dependency of the
+    project) with modularity as its objective on the same weighted edges as our Louvain. igraph's
+    modularity resolution means what ours means: it weighs each node by its weighted degree and
+    divides γ by their sum (2m), so its quality is Σ_ij (A_ij - γ k_i k_j / 2m) δ / 2m, the
+    ``communities.modularity`` formula (checked: the two agree to the last digit). Seeded through a
+    ``random.Random`` of its own (igraph draws from a Python generator). Only for the comparison
+    (``--communities igraph``)."""
+    import random
+
+    try:
+        import igraph
+    except ImportError:
+        raise SystemExit("--communities igraph needs igraph: pip install igraph") from None
+    graph = igraph.Graph(n=n)
+    graph.add_edges(np.column_stack([source, target]))  # faster here than Graph(n, edges=array)
+    igraph.set_random_number_generator(random.Random(42))
+    found = graph.community_leiden(
+        objective_function="modularity", weights=weight, resolution=resolution, n_iterations=iterations
+    )
+    return np.asarray(found.membership, dtype=np.int64)
+
+
+def use_communities(algorithm: str, iterations: int = 2) -> dict:
+    """Make summarize find its communities with ``algorithm`` (our Louvain, igraph's Leiden or
+    graspologic-native's) and keep what it was given and found, so the partition can be measured
+    after the timed run. ``iterations``: igraph's Leiden iterations."""
+    from functools import partial
+
     from kg_pipelines.graph import communities, consolidation
 
-    find, seen = (communities.louvain if algorithm == "louvain" else leiden), {}
+    igraph = partial(igraph_leiden, iterations=iterations)
+    find = {"louvain": communities.louvain, "igraph": igraph, "leiden": leiden}[algorithm]
+    seen = {}
 
     def finding(n, source, target, weight, resolution=1.0):
         start = time.perf_counter()
         membership = find(n, source, target, weight, resolution)
-        seen.update(n=n, source=source, target=target, weight=weight, membership=membership)
+        seen.update(n=n, source=source, target=target, weight=weight, membership=membership, resolution=resolution)
         seen["seconds"] = time.perf_counter() - start
         return membership
 
@@ -338,8 +373,9 @@ def use_communities(algorithm: str) -> dict:
 
 
 def partition_measures(seen: dict) -> dict:
-    """Modularity (the same numpy formula for both algorithms), communities, and how many of them
-    are connected: a community is connected when its inner edges make one component of it."""
+    """Modularity (the same numpy formula for every algorithm, at the run's resolution), communities,
+    and how many of them are connected: a community is connected when its inner edges make one
+    component of it."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -353,16 +389,18 @@ def partition_measures(seen: dict) -> dict:
     count = len(np.unique(membership))
     return {
         "community_s": round(seen["seconds"], 3),
-        "modularity": round(modularity(n, source, target, seen["weight"], membership), 4),
+        "modularity": round(modularity(n, source, target, seen["weight"], membership, seen["resolution"]), 4),
         "all_communities": count,
         "disconnected_communities": int(count - (np.bincount(pieces[0]) == 1).sum()),
     }
 
 
-def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain") -> dict:
+def one_scale(
+    edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain", iterations: int = 2
+) -> dict:
     from kg_pipelines.stores import warehouse
 
-    seen = use_communities(algorithm)
+    seen = use_communities(algorithm, iterations)
 
     root = Path(tempfile.mkdtemp(prefix=f"consolidation-bench-{edges}-"))
     try:
@@ -371,7 +409,9 @@ def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm
         start = time.perf_counter()
         generate(conn, edges, topic_keys)
         generated = time.perf_counter() - start
-        out = {"edges": edges, "mode": mode, "communities_by": algorithm, "topic_keys": topic_keys}
+        named = f"{algorithm} ({iterations} iterations)" if algorithm == "igraph" else algorithm
+        out = {"edges": edges, "mode": mode, "communities_by": named, "topic_keys": topic_keys}
+        load_at_start = os.getloadavg()[0]  # the machine may be shared: its 1-minute load, start and end
         out["generate_s"] = round(generated, 2)
         storage = SeedStorage(root)
         if with_port:  # the port's store holds the same edges before anything runs (not timed)
@@ -426,15 +466,18 @@ def one_scale(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm
             out["same_results"] = True
         conn.close()
         out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        out["load"] = f"{load_at_start:.1f}-{os.getloadavg()[0]:.1f}"
         out.update(partition_measures(seen))  # after the peak memory was read: not counted in it
         return out
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def child(edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain") -> dict:
+def child(
+    edges: int, mode: str, with_port: bool, topic_keys: int, algorithm: str = "louvain", iterations: int = 2
+) -> dict:
     port = "1" if with_port else "0"
-    command = [sys.executable, __file__, "--child", str(edges), mode, port, str(topic_keys), algorithm]
+    command = [sys.executable, __file__, "--child", str(edges), mode, port, str(topic_keys), algorithm, str(iterations)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
         try:
             stdout, stderr = process.communicate()
@@ -459,37 +502,46 @@ def main() -> None:
     )
     parser.add_argument(
         "--communities",
-        choices=["louvain", "leiden", "both"],
-        default="louvain",
-        help="community algorithm of summarize; both: each run done with each, interleaved, and their ratios",
+        nargs="+",
+        choices=["louvain", "igraph", "leiden"],
+        default=["louvain"],
+        help="community algorithms of summarize (louvain: ours; igraph: igraph's Leiden; leiden: "
+        "graspologic-native's); several: each run done with each, interleaved, and their ratios to the first",
     )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each scale (and algorithm), interleaved")
-    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--leiden-iterations",
+        type=int,
+        default=2,
+        help="iterations of igraph's Leiden (-1: until an iteration no longer improves the partition)",
+    )
+    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("edges", "large", "topic_keys", "repeat"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.child:
-        edges, mode, port, keys, algorithm = args.child
-        print(json.dumps(one_scale(int(edges), mode, port == "1", int(keys), algorithm)))
+        edges, mode, port, keys, algorithm, iterations = args.child
+        print(json.dumps(one_scale(int(edges), mode, port == "1", int(keys), algorithm, int(iterations))))
         return
     keys = args.topic_keys
-    algorithms = ["louvain", "leiden"] if args.communities == "both" else [args.communities]
+    algorithms = list(dict.fromkeys(args.communities))
     scales = [(args.edges, "seed"), (args.edges, "full")] + ([] if args.skip_large else [(args.large, "full")])
     rows = []
     for run in range(args.repeat):
         for edges, mode in scales:
-            # the algorithms one after the other on each scale, their order swapped every run; the
-            # port (its results do not depend on the communities) only in the first run
+            # the algorithms one after the other on each scale, their order reversed every other run;
+            # the port (its results do not depend on the communities) only in the first run
             for algorithm in algorithms[:: -1 if run % 2 else 1]:
-                rows.append(child(edges, mode, mode == "seed" and run == 0, keys, algorithm) | {"run": run + 1})
+                row = child(edges, mode, mode == "seed" and run == 0, keys, algorithm, args.leiden_iterations)
+                rows.append(row | {"run": run + 1, "algorithm": algorithm})
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)  # each run as it ends
     print(
         "| edges | mode | communities by | prune s | merge s | summarize s (communities s) | last checkpoint s "
         "| total s | port s (storage s) | speed-up (vs its compute alone) | pruned | merged | clusters "
-        "| communities (all) | modularity | disconnected communities | peak RSS MB |"
+        "| communities (all) | modularity | disconnected communities | peak RSS MB | load (1 min) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         port = f"{r['port_s']} ({r['port_storage_s']})" if "port_s" in r else ""
         speedup = f"{r['speedup']}x ({r['speedup_vs_compute']}x)" if "speedup" in r else ""
@@ -498,15 +550,18 @@ def main() -> None:
             f"{r['summarize_s']} ({r['community_s']}) | {r['checkpoint_s']} | {r['ours_s']} | {port} | {speedup} | "
             f"{r['pruned']:,} | {r['merged']:,} | {r['topic_clusters']:,} | {r['communities']:,} "
             f"({r['all_communities']:,}) | {r['modularity']} | {r['disconnected_communities']:,} | "
-            f"{r['peak_rss_mb']:,} |"
+            f"{r['peak_rss_mb']:,} | {r['load']} |"
         )
-    if len(algorithms) == 2:
-        print("\nleiden / louvain, same run and scale (total, summarize, communities, peak RSS):")
-        for first, second in zip(rows[::2], rows[1::2], strict=True):
-            louvain, leiden = sorted([first, second], key=lambda r: r["communities_by"] != "louvain")
-            ratios = [leiden[k] / louvain[k] for k in ("ours_s", "summarize_s", "community_s", "peak_rss_mb")]
-            where = f"run {louvain['run']} {louvain['edges']:,} {louvain['mode']}"
-            print(f"{where}: " + " ".join(f"{x:.2f}" for x in ratios))
+    if len(algorithms) > 1:
+        base = algorithms[0]
+        print(f"\nagainst {base}, same run and scale (total, summarize, communities, peak RSS):")
+        for start in range(0, len(rows), len(algorithms)):
+            group = {r["algorithm"]: r for r in rows[start : start + len(algorithms)]}
+            first = group[base]
+            for name in algorithms[1:]:
+                ratios = [group[name][k] / first[k] for k in ("ours_s", "summarize_s", "community_s", "peak_rss_mb")]
+                where = f"run {first['run']} {first['edges']:,} {first['mode']} {name}/{base}"
+                print(f"{where}: " + " ".join(f"{x:.2f}" for x in ratios))
     for r in rows:
         print(json.dumps(r))
     seed_run = rows[0]
