@@ -21,9 +21,11 @@ communities found, moves the nodes that a group took into the wrong community (a
 link may leave its community).
 
 Last, each community is split into its connected parts (``connected_parts``): Louvain, unlike
-Leiden, can leave a community in pieces. graspologic-native's Leiden was measured in its place
-(benchmarks/README.md, "Consolidation speed"): connected communities and a slightly higher
-modularity, but 1.3-3.9x slower (one thread): 10M would miss its target, 1M be at its limit.
+Leiden, can leave a community in pieces. Two libraries' Leiden were measured in its place
+(benchmarks/README.md, "Communities: our Louvain or a library's Leiden"): connected communities
+and a higher modularity, but a community step 3.5-4.6x this one's with igraph's C Leiden (2
+iterations; 2.4-3.5x with 1) and 1.3-3.9x with graspologic-native's, both on one thread: 1M and
+10M would miss their targets.
 """
 
 from __future__ import annotations
