@@ -49,6 +49,7 @@ from datetime import datetime
 import duckdb
 
 from kg_pipelines.entity_types import FALLBACK_TYPE, TYPE_PRECEDENCE
+from kg_pipelines.graph.node_merging import follow_rekeyed_nodes
 from kg_pipelines.stores.warehouse import delete_where_in, insert_rows, transaction
 
 INITIAL_STRENGTH = 0.5
@@ -577,6 +578,18 @@ def _rekey_entity_nodes(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
         FROM kg_nodes sn, kg_nodes tn
         WHERE kg_edges.edge_id IN (SELECT new_edge FROM _edge_rekey)
           AND sn.node_id = kg_edges.source_id AND tn.node_id = kg_edges.target_id"""
+    )
+    # the log of applied activations, and the merges (node_merges) made with the old ids, follow:
+    # unmerge of a merge whose node was re-keyed splits the nodes as they are named now
+    run(
+        """UPDATE edge_activations SET edge_id = r.new_edge FROM _edge_rekey r
+        WHERE edge_activations.edge_id = r.old_edge AND r.new_edge <> r.old_edge"""
+    )
+    follow_rekeyed_nodes(
+        conn,
+        dict(run("SELECT old_id, new_id FROM _rekey").fetchall()),
+        dict(run("SELECT old_edge, new_edge FROM _edge_rekey WHERE new_edge <> old_edge").fetchall()),
+        dict(run("SELECT DISTINCT new_id, new_type FROM _rekey").fetchall()),
     )
     return moved, edges
 

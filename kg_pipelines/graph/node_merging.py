@@ -457,6 +457,97 @@ def unmerge(conn: duckdb.DuckDBPyConnection, merge_id: str, now: datetime) -> di
     return merge
 
 
+def follow_rekeyed_nodes(
+    conn: duckdb.DuckDBPyConnection, nodes: dict[str, str], edges: dict[str, str], types: dict[str, str]
+) -> int:
+    """Point the merges not undone at the ids graph building re-keyed (the caller holds the
+    transaction): ``nodes`` old node id -> new, ``edges`` old edge id -> new (the re-keyed edges
+    still in the graph), ``types`` new node id -> its type. The merge's canonical node, and in its
+    snapshot every node, edge and provenance row that names an old id, take the new one (an edge
+    id of the pattern ``type:source->target`` follows its ends), so ``unmerge`` restores the nodes
+    and edges as they are named now. Returns how many merges changed."""
+    if not nodes:
+        return 0
+    found = conn.execute(
+        """SELECT merge_id, canonical_id, duplicate_id, node_type, snapshot FROM node_merges m
+        WHERE undone_at IS NULL AND EXISTS (
+            SELECT 1 FROM (SELECT unnest(?::VARCHAR[]) AS old_id) r WHERE contains(m.snapshot::VARCHAR, r.old_id))""",
+        [sorted(nodes)],
+    ).fetchall()
+    changed = 0
+    for merge_id, canonical_id, duplicate_id, node_type, snapshot in found:
+        old = json.loads(snapshot)
+        new = _rekeyed_snapshot(old, nodes, edges, types)
+        canonical = nodes.get(canonical_id, canonical_id)
+        if new == old and canonical == canonical_id:
+            continue
+        conn.execute(
+            "UPDATE node_merges SET canonical_id = ?, duplicate_id = ?, node_type = ?, snapshot = ? WHERE merge_id = ?",
+            [
+                canonical,
+                nodes.get(duplicate_id, duplicate_id),
+                types.get(canonical, node_type),
+                json.dumps(new),
+                merge_id,
+            ],
+        )
+        changed += 1
+    return changed
+
+
+def _rekeyed_snapshot(snap: dict, nodes: dict[str, str], edges: dict[str, str], types: dict[str, str]) -> dict:
+    """A merge snapshot with the re-keyed node and edge ids (``follow_rekeyed_nodes``)."""
+
+    def node_id(old: str) -> str:
+        return nodes.get(old, old)
+
+    def edge_id(old: str, row: dict | None = None) -> str:
+        if old in edges:
+            return edges[old]
+        if row is not None and old == f"{row['edge_type']}:{row['source_id']}->{row['target_id']}":
+            return f"{row['edge_type']}:{node_id(row['source_id'])}->{node_id(row['target_id'])}"
+        return old
+
+    def node_row(row: dict) -> dict:
+        new = node_id(row["node_id"])
+        if new == row["node_id"]:
+            return row
+        kind = types.get(new, row["node_type"])
+        return dict(row, node_id=new, node_type=kind, topic_key=f"type:{kind}")
+
+    def edge_row(row: dict) -> dict:
+        moved = dict(row, edge_id=edge_id(row["edge_id"], row))
+        for end in ("source", "target"):
+            new = node_id(row[f"{end}_id"])
+            if new != row[f"{end}_id"]:
+                moved[f"{end}_id"] = new
+                moved[f"{end}_topic_key"] = f"type:{types.get(new, '')}"
+        return moved
+
+    pattern_of = {e["edge_id"]: e for e in snap.get("duplicate_edges", [])}
+    return dict(
+        snap,
+        canonical=node_row(snap["canonical"]),
+        duplicate=node_row(snap["duplicate"]),
+        duplicate_edges=[edge_row(e) for e in snap.get("duplicate_edges", [])],
+        duplicate_edge_support=[
+            dict(s, edge_id=edge_id(s["edge_id"], pattern_of.get(s["edge_id"])))
+            for s in snap.get("duplicate_edge_support", [])
+        ],
+        duplicate_node_support=[dict(s, node_id=node_id(s["node_id"])) for s in snap.get("duplicate_node_support", [])],
+        redirected=[
+            {"from": edge_id(r["from"], pattern_of.get(r["from"])), "to": edge_id(r["to"])}
+            for r in snap.get("redirected", [])
+        ],
+        combined=[
+            dict(c, **{"from": edge_id(c["from"], pattern_of.get(c["from"])), "into": edge_row(c["into"])})
+            for c in snap.get("combined", [])
+        ],
+        self_loops=[edge_id(e, pattern_of.get(e)) for e in snap.get("self_loops", [])],
+        aliases=[node_id(a) for a in snap.get("aliases", [])],
+    )
+
+
 def unmerge_as_distinct(
     conn: duckdb.DuckDBPyConnection, merge_ids: Sequence[str], now: datetime, decisions_path: Path
 ) -> list[dict]:

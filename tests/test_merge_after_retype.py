@@ -1,0 +1,74 @@
+"""A merge survives the type-conflict rule (issue 21): when graph building re-keys a node (a name
+typed ``concept`` in one document and ``compound`` in another becomes one ``compound`` node), the
+merges that node took part in follow it, so ``unmerge`` still splits them, and the log of edge
+activations follows the re-keyed edges."""
+
+from datetime import timedelta
+
+from kg_pipelines.audits import dangling_edges
+from kg_pipelines.graph.graph_building import update_graph
+from kg_pipelines.graph.node_merging import merge_nodes, unmerge
+from kg_pipelines.stores import warehouse
+from tests.test_graph_building import T0, conn, edge, node, put_document  # noqa: F401
+
+PEA, DUP = "concept:palmitoylethanolamide", "concept:palmitoyl ethanolamide"
+NEW = "compound:palmitoylethanolamide"
+
+
+def merged_then_retyped(conn):
+    put_document(
+        conn,
+        "trial",
+        "c",
+        [("Palmitoylethanolamide", "concept"), ("PPAR-alpha", "protein")],
+        [("Palmitoylethanolamide", "PPAR-alpha")],
+    )
+    put_document(
+        conn,
+        "pain",
+        "c",
+        [("Palmitoyl-ethanolamide", "concept"), ("TRPV1", "protein")],
+        [("Palmitoyl-ethanolamide", "TRPV1")],
+    )
+    update_graph(conn, ["trial", "pain"], T0)
+    with warehouse.transaction(conn):
+        merge_id = merge_nodes(conn, PEA, DUP, T0 + timedelta(hours=1), score=0.97).merge_id
+    conn.execute(
+        """INSERT INTO edge_activations (activation_id, edge_id, used_by, used_at, applied_at, edge_found)
+        VALUES (1, ?, 'search', ?, ?, true)""",
+        [f"RELATED:{PEA}->protein:ppar alpha", T0, T0],
+    )
+    # a later document types the lipid a compound: the merged node is re-keyed to compound
+    put_document(conn, "review", "c", [("Palmitoylethanolamide", "compound")], [])
+    assert update_graph(conn, ["review"], T0 + timedelta(days=1)).nodes_retyped == 1
+    assert node(conn, PEA) is None and node(conn, NEW) is not None
+    return merge_id
+
+
+def test_a_merge_follows_its_canonical_node_when_the_type_rule_rekeys_it(conn):
+    merge_id = merged_then_retyped(conn)
+    row = warehouse.fetch_dicts(conn, "SELECT * FROM node_merges WHERE merge_id = ?", [merge_id])[0]
+    assert (row["canonical_id"], row["node_type"]) == (NEW, "compound")
+    assert conn.execute("SELECT canonical_id FROM node_aliases WHERE alias_id = ?", [DUP]).fetchall() == [(NEW,)]
+    # the activation log names the edge as it is now
+    assert conn.execute("SELECT edge_id FROM edge_activations").fetchall() == [(f"RELATED:{NEW}->protein:ppar alpha",)]
+
+
+def test_unmerge_after_a_rekey_splits_the_nodes_and_their_edges(conn):
+    merge_id = merged_then_retyped(conn)
+    with warehouse.transaction(conn):
+        unmerge(conn, merge_id, T0 + timedelta(days=2))
+    # the duplicate is back with its own edge; the re-keyed canonical keeps its id, type and edges
+    assert node(conn, DUP)["node_type"] == "concept"
+    restored = node(conn, NEW)
+    assert (restored["node_type"], restored["topic_key"]) == ("compound", "type:compound")
+    assert node(conn, PEA) is None
+    assert edge(conn, f"RELATED:{DUP}->protein:trpv1") is not None
+    assert edge(conn, f"RELATED:{NEW}->protein:trpv1") is None
+    assert edge(conn, f"RELATED:{NEW}->protein:ppar alpha") is not None
+    support = conn.execute(
+        "SELECT node_id, document_id FROM kg_node_support WHERE node_id IN (?, ?) ORDER BY 1, 2", [DUP, NEW]
+    ).fetchall()
+    assert support == [(NEW, "review"), (NEW, "trial"), (DUP, "pain")]
+    assert conn.execute("SELECT count(*) FROM node_aliases WHERE alias_id = ?", [DUP]).fetchone()[0] == 0
+    assert dangling_edges(conn).passed
