@@ -172,7 +172,8 @@ def evaluate(root: Path, items: list[dict], variants: list[str], analyse: bool) 
         sys.exit(f"no graph snapshot under {settings.data_dir}: the graph asset publishes one")
     titles = _chunk_titles(snapshot)
     default = settings.retrieval.variant
-    retriever.rank("warm up the embedders", collections)
+    # warm up the embedders and what is built once per snapshot version (passage graph, text frequency)
+    retriever.variant_lists(retriever.rank("warm up the embedders", collections), collections, default)
     per_question: list[dict[str, dict[str, float]]] = []
     latencies, misses = [], []
     for i, item in enumerate(items):
