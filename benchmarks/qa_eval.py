@@ -3,7 +3,9 @@
     python benchmarks/qa_eval.py --data-dir DIR [--questions data/eval/answers/qa.jsonl] [--details]
 
 ``DIR`` is a data dir holding the sample corpus, ingested (``kg-pipelines --data-dir DIR demo``
-builds one). Every question of the set (``data/eval/answers/qa.jsonl``: id, kind, question, answers; kinds
+builds one). Sets: ``data/eval/answers/qa.jsonl`` (the default, the set the reasoner was designed
+on) and ``data/eval/answers/qa_heldout.jsonl`` (written later from the documents alone). Every
+question of the set (id, kind, question, answers; kinds
 ``one_hop`` (paraphrased), ``two_hop_doc`` (two hops within one document), ``two_hop_cross`` (two
 hops across documents), ``absent`` (no document answers it; ``answers`` empty)) is asked through
 ``kg_pipelines.retrieval.rationale_qa.ask`` with the data dir's settings (the offline provider

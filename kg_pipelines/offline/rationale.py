@@ -311,6 +311,7 @@ class QuestionParts:
     wh_noun: str | None  # the stem of the noun saying what the answer is
     wh_types: frozenset[str]
     wh_stems: frozenset[str]  # stems of the wh-phrase's words (they describe the answer)
+    wh_names: list[str]  # name-like words of the wh-phrase ("FOXO" in "Which FOXO protein"), case-folded
     bridge_nouns: list[str]  # stems of the other type nouns
     relations: list[str]  # relation classes of the question's verbs
     relation_verbs: list[tuple[int, int, str]]  # (start, end, base verb) of each relation verb
@@ -340,6 +341,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             wh_start = i
             break
     wh_noun = None
+    wh_names: list[str] = []
     if wh_start is not None:
         j = wh_start
         while j < len(tokens):
@@ -350,9 +352,17 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             ):
                 break
             if noun_form(low) in nouns:
-                wh_noun = noun_form(low)
+                # the kind is named ("Which kinase complex initiates ..."): the phrase ends here, or
+                # at the last type noun of a compound ("Which bile acid receptor": a receptor)
+                while (
+                    j + 1 < len(tokens) and noun_form(tokens[j + 1][2]) in nouns and tokens[j + 1][0] not in cue_starts
+                ):
+                    j += 1
+                wh_noun = noun_form(tokens[j][2])
                 j += 1
-                break  # the kind is named ("Which kinase complex initiates ..."): the phrase ends here
+                break
+            if j > wh_start and _name_like(word, False) and low not in QUESTION_WORDS:
+                wh_names.append(low)  # "Which FOXO protein": the answer's own name must say FOXO
             if j > wh_start and _content_word(word):
                 wh_noun = noun_form(low)  # a kind no type captures ("Which statin"): only the text can say it
             j += 1
@@ -429,6 +439,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         wh_noun=wh_noun,
         wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),  # empty: the text must say it
         wh_stems=wh_stems,
+        wh_names=[w for w in wh_names if noun_form(w) != wh_noun],
         bridge_nouns=bridge_nouns,
         relations=relations,
         relation_verbs=verbs,
@@ -451,6 +462,7 @@ class Chain:
     word_share: float = 0.0  # inverse-frequency weighted
     word_count_share: float = 0.0
     kind_ok: bool = False
+    unrelated_hops: int = 0  # hops whose sentence pairs their two ends by no relation (a list, a mention)
     negated: bool = False
 
 
@@ -481,6 +493,30 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
     return _described_as(graph, key, noun) is not None
 
 
+def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
+    """Whether entity ``key`` carries each of ``names`` (the name-like words of the wh-phrase,
+    "FOXO" in "Which FOXO protein"): a word of its name starts with it (FOXO3), or the word just
+    before one of its mentions is it ("the Lactobacillus strain"). A sentence that merely names
+    both ("FOXO3 target genes include SOD2") does not make SOD2 a FOXO protein."""
+    key_words = words(key)
+    for name in names:
+        if any(w.startswith(name) for w in key_words):
+            continue
+        n = len(key_words)
+        found = False
+        for position in graph.by_entity.get(key, ()):
+            sentence_words = words(graph.sentences[position].text)
+            for i in range(1, len(sentence_words) - n + 1):
+                if sentence_words[i : i + n] == key_words and sentence_words[i - 1] == name:
+                    found = True
+                    break
+            if found:
+                break
+        if not found:
+            return False
+    return True
+
+
 def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
     """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
     name_words = words(key)
@@ -495,6 +531,13 @@ def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
             if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
                 after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
             described = after[:1] and after[0] in COPULAS
+            if described:  # the description ends where another name starts ("X, the hormone Klotho"
+                # calls Klotho a hormone, not X)
+                others = [words(k) for k in graph.sentences[position].entities if k != key]
+                for j in range(1, len(after)):
+                    if any(o and after[j : j + len(o)] == o for o in others):
+                        after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
+                        break
             if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
                 return position
     return None
@@ -563,8 +606,15 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.anchors_hit = hit
         # the relations each hop states between its two ends (the whole sentence's when the
         # extractor did not pair them)
-        start = next((a for a in hit if _in_sentence(sentences[0], a)), None)
-        ends = [sentences[0].written.get(start, start), chain.bridge, chain.candidate]
+        # the hop starts at the anchor the sentence relates to the next end (in the question's
+        # order of specificity, so the same chain always reads the same way)
+        next_end = chain.bridge if chain.bridge is not None else chain.candidate
+        in_first = [sentences[0].written.get(a, a) for a in present if a in hit and _in_sentence(sentences[0], a)]
+        start = next(
+            (a for a in in_first if sentences[0].relations.get(frozenset((a, next_end)))),
+            in_first[0] if in_first else None,
+        )
+        ends = [start, chain.bridge, chain.candidate]
         ends = [e for e in ends if e is not None]
         stated = set()
         for i, sentence in enumerate(sentences):
@@ -576,12 +626,20 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.relations_hit = frozenset(r for r in q.relations if r in stated)
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
-        chain.kind_ok = _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
+        chain.kind_ok = (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)) and _named_as(
+            graph, chain.candidate, q.wh_names
+        )
+        if not q.wh_noun and not q.wh_names:
+            chain.kind_ok = False
         bridge_ok = chain.bridge is not None and any(
             _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
         )
         # each hop links its two ends in its sentence, not negated
-        chain.negated = any(_hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends))
+        # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
+        # strains did not prevent C. difficile diarrhoea" denies Lactobacillus -> C. difficile)
+        chain.negated = any(_hop_negated(sentences[0], a, ends[1]) for a in in_first if len(ends) > 1) or any(
+            _hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends)
+        )
         related = sum(
             1
             for i, s in enumerate(sentences)
@@ -590,6 +648,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 t != "co-occurrence" for t in s.relations.get(frozenset((ends[i], ends[i + 1])), ("co-occurrence",))
             )
         )
+        chain.unrelated_hops = (len(ends) - 1) - related
         chain.score = (
             3.0 * sum(weights[a] for a in hit) / total_anchor
             + 2.0 * (len(chain.relations_hit) / len(q.relations) if q.relations else 1.0)
@@ -621,12 +680,17 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
         return "the text states the relation as negated"
+    if chain.unrelated_hops and chain.unrelated_hops == len(chain.positions) and not q.relations:
+        # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
+        # a sentence that only names both ends together (a list) does not answer it
+        return "no connecting sentence relates what the question names to the answer"
     unstated = [r for r in q.relations if r not in chain.relations_hit]
     if unstated:
         return f"no connecting sentence states the relation '{', '.join(unstated)}'"
-    if q.wh_noun and not chain.kind_ok:
-        written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun)
-        return f"no connected entity is of the kind the question asks for ({written})"
+    if (q.wh_noun or q.wh_names) and not chain.kind_ok:
+        written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
+        kind = " ".join([*q.wh_names, written]).strip()
+        return f"no connected entity is of the kind the question asks for ({kind})"
     if chain.bridge is not None and not any(
         _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
     ):
