@@ -7,7 +7,14 @@ import os
 import subprocess
 import sys
 
-from kg_pipelines.offline.rationale import NO_ANSWER, _described_as, build_context_graph, read_question, reason
+from kg_pipelines.offline.rationale import (
+    NO_ANSWER,
+    _described_as,
+    build_context_graph,
+    read_question,
+    reason,
+    relation_by_meaning,
+)
 from tests.conftest import REPO_ROOT
 
 SIRTUINS = [
@@ -77,3 +84,22 @@ def test_a_type_noun_before_another_name_describes_that_name():
     for question in ("What does the hormone Klotho repress?", "What does Klotho repress in the biology of aging?"):
         found = reason(question, WINDOWS)
         assert not found.supported and found.answer_entity is None, found.answer
+
+
+LIPIDS = [
+    "Oleic acid activates the nuclear receptor PPAR-delta in skeletal muscle. "
+    "Palmitate inhibits the kinase AMPK in liver cells."
+]
+
+
+def test_a_paraphrased_relation_verb_is_matched_by_meaning():
+    # "switch on" is no verb of the lexicon: the packaged embedder reads it as "activate", so the
+    # sentence stating "activates" answers it (without the match its words are missing from the chain)
+    assert relation_by_meaning("switch on") == "activates"
+    found = reason("Which nuclear receptor does oleic acid switch on?", LIPIDS)
+    assert found.supported and found.answer_entity.casefold() == "ppar-delta", found.answer
+    # the meaning must be the one the sentence states: palmitate inhibits AMPK, it does not switch it on
+    other = reason("Which kinase does palmitate switch on?", LIPIDS)
+    assert not other.supported and other.answer_entity is None, other.answer
+    # a phrase near no verb, or near two relations of opposite sense, means none
+    assert relation_by_meaning("skeletal muscle") is None

@@ -21,7 +21,10 @@ sentences sharing an entity are linked through it: these are the paths the reaso
   the wh-phrase describe the answer and are not anchors ("gut" in "Which gut bacterium");
 - its other type nouns ("the *drug* tested in ...", "the *coenzyme* that ..."): what a bridge is;
 - its relations: the relation verbs it uses, by class (``data/relation_classes.txt``: "raise" and
-  "increase" are one relation).
+  "increase" are one relation);
+- its own words for a relation the lexicon does not know ("switch on", "make from"): each is read
+  by meaning (``relation_by_meaning``: the nearest verb cue by the packaged embedder's cosine, with a
+  margin over other classes); when a chain states that relation, those words count as held.
 
 **Reasoner** (``reason``). Candidate answers are chains of sentences that start at an anchor:
 one hop (a sentence naming an anchor and another entity, the candidate) or two hops (that other
@@ -317,6 +320,8 @@ class QuestionParts:
     relation_verbs: list[tuple[int, int, str]]  # (start, end, base verb) of each relation verb
     stems: frozenset[str]  # the content stems a chain should hold (not anchors, wh-phrase, type nouns)
     wh_end: int  # character offset where the wh-phrase ends
+    meant: dict[str, frozenset[str]] = field(default_factory=dict)  # relation class -> stems of the
+    # question's own phrase that means it ("switch on" -> activates), see ``relation_by_meaning``
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -430,6 +435,13 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         for w in words(question)
         if _content_word(w) and stem(w) not in wh_stems and stem(w) not in anchor_words and noun_form(w) not in nouns
     )
+    meant: dict[str, frozenset[str]] = {}
+    cue_spans = [(c.start, c.end) for c in a.cues]
+    for phrase in _relation_phrases(question, tokens, wh_end, anchor_tokens, cue_spans):
+        cls = relation_by_meaning(phrase)
+        if cls is None:
+            continue
+        meant[cls] = meant.get(cls, frozenset()) | {stem(w) for w in words(phrase) if _content_word(w)}
     required = [a for a in ordered if a in written] or ordered[:1]
     return QuestionParts(
         text=question,
@@ -445,7 +457,99 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         relation_verbs=verbs,
         stems=stems,
         wh_end=wh_end,
+        meant=meant,
     )
+
+
+PARTICLES = frozenset("on off to up down out from with into onto by in of".split())
+ARTICLES = frozenset("a an the".split())
+
+
+def _relation_phrases(
+    question: str, tokens: list[tuple[int, int, str]], wh_end: int, anchor_tokens: set[int], cue_spans
+) -> list[str]:
+    """The question's own wording of a relation the lexicon does not know: each run of content words
+    after the wh-phrase that is no anchor, type noun or relation cue (articles inside it kept), with
+    the particle after it ("switch on", "attach to", "add phosphate to")."""
+    nouns = type_nouns()
+    phrases: list[str] = []
+    run: list[int] = []
+    nominal = False
+
+    def close(next_index: int) -> None:
+        if run:
+            end = run[-1]
+            if next_index < len(tokens) and tokens[next_index][2].casefold() in PARTICLES:
+                end = next_index
+            phrases.append(question[tokens[run[0]][0] : tokens[end][1]])
+        run.clear()
+
+    for i, (start, end, word) in enumerate(tokens):
+        low = word.casefold()
+        in_cue = any(s <= start < e for s, e in cue_spans)
+        if (
+            end <= wh_end
+            or i in anchor_tokens
+            or in_cue
+            or noun_form(low) in nouns
+            or (run and "," in question[tokens[i - 1][1] : start])
+        ):
+            close(i)
+            nominal = False
+            continue
+        if _content_word(word) and low not in AUXILIARIES:
+            if not run and nominal:
+                continue  # words after a preposition or an article are a noun phrase, not a verb
+            run.append(i)
+        elif run and low in ARTICLES and i + 1 < len(tokens) and _content_word(tokens[i + 1][2]):
+            continue  # "puts a phosphate on": the article stays inside the run
+        else:
+            close(i)
+            nominal = low in PARTICLES or low in ARTICLES
+    close(len(tokens))
+    return phrases
+
+
+RELATION_MIN_COSINE = 0.40  # a phrase means a relation verb at least this close (packaged embedder)
+RELATION_MARGIN = 0.10  # ... and this much closer than the nearest verb of another class
+
+
+@functools.cache
+def _verb_vectors():
+    """(relation class, unit vector) of each verb cue's base form ("activate")."""
+    from kg_pipelines.offline.lexicon import CUES
+
+    verbs = sorted({(c.base, c.tag) for c in CUES if c.kind == "verb" and c.base})
+    vectors = _phrase_vectors(tuple(base for base, _tag in verbs))
+    return [(_relation_of(tag), vectors[i]) for i, (_base, tag) in enumerate(verbs)]
+
+
+def _phrase_vectors(phrases: tuple[str, ...]):
+    import numpy as np
+
+    from kg_pipelines.config import DEFAULT_EMBEDDING_MODEL
+    from kg_pipelines.embedding import embedder_for
+
+    vectors = np.asarray(embedder_for(DEFAULT_EMBEDDING_MODEL).embed([p.casefold() for p in phrases]), dtype=float)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+@functools.lru_cache(maxsize=4096)
+def relation_by_meaning(phrase: str) -> str | None:
+    """The relation class a phrase of the lexicon's unknown words means ("switch on" -> activates):
+    the class of the verb cue whose base form is closest to it by the packaged embedder's cosine,
+    when that is at least ``RELATION_MIN_COSINE`` and ``RELATION_MARGIN`` above every verb of another
+    class (antonyms embed close: "increase" and "reduce" are 0.49 apart); else None."""
+    best: dict[str, float] = {}
+    vector = _phrase_vectors((phrase,))[0]
+    for cls, verb in _verb_vectors():
+        best[cls] = max(best.get(cls, -1.0), float(vector @ verb))
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    if not ranked or ranked[0][1] < RELATION_MIN_COSINE:
+        return None
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < RELATION_MARGIN:
+        return None
+    return ranked[0][0]
 
 
 # -- the reasoner ---------------------------------------------------------------------------------
@@ -624,6 +728,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
         chain.relations_hit = frozenset(r for r in q.relations if r in stated)
+        for cls, meant in q.meant.items():  # the question's own words for a relation the chain states
+            if cls in stated:
+                stems |= meant
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
         chain.kind_ok = (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)) and _named_as(
