@@ -461,8 +461,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     )
 
 
-PARTICLES = frozenset("on off to up down out from with into onto by in of".split())
-ARTICLES = frozenset("a an the".split())
+PARTICLES = frozenset(data_lines("verb_particles.txt"))
+ARTICLES = frozenset(data_lines("articles.txt"))
 
 
 def _relation_phrases(
