@@ -8,7 +8,12 @@ own. A description several nodes share is not: graph building describes an entit
 sentence of the text that mentions it, so siblings named in one sentence ("FOXO1 and FOXO4 are
 forkhead transcription factors ...") would all be embedded from that sentence, and their vectors
 would be near-identical (cosine ~0.99) whatever they are; each is embedded from its name alone
-then (``own_descriptions``). Term search, duplicate detection and formation-time dedup read it.
+then (``own_descriptions``). Of an own description only the words around the name's first
+mention are embedded (``DESCRIPTION_WORDS`` on each side; without a mention, the first words):
+what lies further from the name says less about which node it is and costs the embedder as much
+(a whole sentence made the node vectors 1.65x the cost of the names alone on HotpotQA passages, the
+window 1.3x; chosen on BioRED's design split: dedup precision at 0.95 held, benchmarks/README.md).
+Term search, duplicate detection and formation-time dedup read it.
 
 ``sync_node_vectors`` makes the table match ``kg_nodes`` by difference: nodes whose text changed
 or that are new get (re-)embedded, nodes gone from the graph lose their row. It is stateless (the
@@ -22,6 +27,7 @@ among the new nodes are embedded once.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +43,34 @@ UNEMBEDDED_KINDS = ("chunk", "question")  # embedded per collection in chunks__*
 BATCH = 2048
 
 
+DESCRIPTION_WORDS = 4  # words of a description kept on each side of the node's name (module doc)
+_WORD = re.compile(r"\S+")
+
+
+def description_window(name: str, description: str, words: int | None = None) -> str:
+    """The words of ``description`` around the first mention of ``name`` (case aside): the mention
+    and ``words`` words on each side; without a mention, its first ``2 * words`` words and as many
+    as the name has. What lies further from the name says less about which node it is and costs
+    the embedder as much."""
+    words = DESCRIPTION_WORDS if words is None else words
+    spans = [m.span() for m in _WORD.finditer(description)]
+    found = re.search(re.escape(name), description, re.IGNORECASE) if name else None
+    if found is None:
+        first, last = 0, 2 * words + len(name.split()) - 1
+    else:
+        first = next(i for i, (_, end) in enumerate(spans) if end > found.start()) - words
+        last = next(i for i, (_, end) in enumerate(spans) if end >= found.end()) + words
+    first, last = max(first, 0), min(last, len(spans) - 1)
+    return description[spans[first][0] : spans[last][1]] if spans else ""
+
+
 def node_text(name: str, description: str | None) -> str:
+    """What a node is embedded from: its name, then the words of its description around the name."""
     name = (name or "").replace("_", " ").strip()
     description = (description or "").strip()
-    return f"{name}. {description}" if description and description != name else name
+    if not description or description == name:
+        return name
+    return f"{name}. {description_window(name, description)}"
 
 
 def _description_key(description: str | None) -> str:
