@@ -603,47 +603,43 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
     before one of its mentions is it ("the Lactobacillus strain"). A sentence that merely names
     both ("FOXO3 target genes include SOD2") does not make SOD2 a FOXO protein."""
     key_words = words(key)
-    for name in names:
-        if any(w.startswith(name) for w in key_words):
-            continue
-        n = len(key_words)
-        found = False
-        for position in graph.by_entity.get(key, ()):
-            sentence_words = words(graph.sentences[position].text)
-            for i in range(1, len(sentence_words) - n + 1):
-                if sentence_words[i : i + n] == key_words and sentence_words[i - 1] == name:
-                    found = True
-                    break
-            if found:
-                break
-        if not found:
-            return False
-    return True
+    return all(
+        any(w.startswith(name) for w in key_words)
+        or any(i > 0 and sentence_words[i - 1] == name for _, sentence_words, i in _written_at(graph, key))
+        for name in names
+    )
 
 
-def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
-    """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
+def _written_at(graph: ContextGraph, key: str):
+    """(sentence position, the sentence's words, index of the name's first word) of each place a
+    sentence writes entity ``key``'s name word for word."""
     name_words = words(key)
     n = len(name_words)
     for position in graph.by_entity.get(key, ()):
         sentence_words = words(graph.sentences[position].text)
         for i in range(len(sentence_words) - n + 1):
-            if sentence_words[i : i + n] != name_words:
-                continue
-            before = sentence_words[max(0, i - 1) : i]  # "the receptor X", not "a receptor that senses X"
-            after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
-            if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
-                after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
-            described = after[:1] and after[0] in COPULAS
-            if described:  # the description ends where another name starts ("X, the hormone Klotho"
-                # calls Klotho a hormone, not X)
-                others = [words(k) for k in graph.sentences[position].entities if k != key]
-                for j in range(1, len(after)):
-                    if any(o and after[j : j + len(o)] == o for o in others):
-                        after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
-                        break
-            if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
-                return position
+            if sentence_words[i : i + n] == name_words:
+                yield position, sentence_words, i
+
+
+def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
+    """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
+    n = len(words(key))
+    for position, sentence_words, i in _written_at(graph, key):
+        before = sentence_words[max(0, i - 1) : i]  # "the receptor X", not "a receptor that senses X"
+        after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
+        if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
+            after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
+        described = after[:1] and after[0] in COPULAS
+        if described:  # the description ends where another name starts ("X, the hormone Klotho"
+            # calls Klotho a hormone, not X)
+            others = [words(k) for k in graph.sentences[position].entities if k != key]
+            for j in range(1, len(after)):
+                if any(o and after[j : j + len(o)] == o for o in others):
+                    after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
+                    break
+        if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
+            return position
     return None
 
 
@@ -733,11 +729,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 stems |= meant
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
-        chain.kind_ok = (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)) and _named_as(
-            graph, chain.candidate, q.wh_names
+        # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
+        # says nothing to check
+        chain.kind_ok = (
+            bool(q.wh_noun or q.wh_names)
+            and (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types))
+            and _named_as(graph, chain.candidate, q.wh_names)
         )
-        if not q.wh_noun and not q.wh_names:
-            chain.kind_ok = False
         bridge_ok = chain.bridge is not None and any(
             _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
         )
