@@ -111,6 +111,19 @@ def test_uses_of_edges_gone_from_the_graph_are_logged_not_applied(store):
     assert conn.execute("SELECT edge_found FROM edge_activations").fetchone()[0] is False
 
 
+def test_a_use_of_an_edge_merged_away_since_it_was_queued_reaches_the_edge_that_absorbed_it(store):
+    settings, conn = store
+    record_activations(settings, ["e3", "e4"], "search", USED)
+    # consolidation merged e3 into e1 after the use was queued; e4's alias names an edge gone too
+    with transaction(conn):
+        conn.execute("INSERT INTO edge_aliases VALUES ('e3', 'e1', 'run-1'), ('e4', 'e9', 'run-1')")
+    report = apply_activations(conn, settings)
+    assert (report.applied, report.missing_edges, report.edges_updated) == (2, 1, 1)
+    assert _edges(conn)["e1"][0] == 1
+    logged = conn.execute("SELECT edge_id, edge_found FROM edge_activations ORDER BY 1").fetchall()
+    assert logged == [("e1", True), ("e4", False)]
+
+
 def test_disabled_activations_queue_nothing(tmp_path):
     (tmp_path / "kg.yaml").write_text("activations: {enabled: false}\n")
     settings = load_settings(tmp_path)

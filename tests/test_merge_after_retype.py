@@ -6,8 +6,11 @@ activations follows the re-keyed edges."""
 from datetime import timedelta
 
 from kg_pipelines.audits import dangling_edges
+from kg_pipelines.config import load_settings
+from kg_pipelines.graph.edge_admin import missing_edge_reason
 from kg_pipelines.graph.graph_building import update_graph
 from kg_pipelines.graph.node_merging import merge_nodes, unmerge
+from kg_pipelines.retrieval.activations import apply_activations, record_activations
 from kg_pipelines.stores import warehouse
 from tests.test_graph_building import T0, conn, edge, node, put_document  # noqa: F401
 
@@ -72,3 +75,26 @@ def test_unmerge_after_a_rekey_splits_the_nodes_and_their_edges(conn):
     assert support == [(NEW, "review"), (NEW, "trial"), (DUP, "pain")]
     assert conn.execute("SELECT count(*) FROM node_aliases WHERE alias_id = ?", [DUP]).fetchone()[0] == 0
     assert dangling_edges(conn).passed
+
+
+def test_a_use_queued_before_a_rekey_reinforces_the_edge_as_it_is_named_now(conn, tmp_path):
+    """A search queued a use of an edge; before the queue is applied a document re-keys one of the
+    edge's ends: the use reaches the re-keyed edge, not the 'missing' count."""
+    settings = load_settings(tmp_path)
+    put_document(
+        conn,
+        "trial",
+        "c",
+        [("Palmitoylethanolamide", "concept"), ("PPAR-alpha", "protein")],
+        [("Palmitoylethanolamide", "PPAR-alpha")],
+    )
+    update_graph(conn, ["trial"], T0)
+    old_edge, new_edge = f"RELATED:{PEA}->protein:ppar alpha", f"RELATED:{NEW}->protein:ppar alpha"
+    assert record_activations(settings, [old_edge], "search", T0) == 1
+    put_document(conn, "review", "c", [("Palmitoylethanolamide", "compound")], [])
+    assert update_graph(conn, ["review"], T0 + timedelta(days=1)).nodes_retyped == 1
+    report = apply_activations(conn, settings)
+    assert (report.applied, report.missing_edges, report.edges_updated) == (1, 0, 1)
+    assert edge(conn, new_edge)["activation_count"] == 1
+    assert conn.execute("SELECT edge_id, edge_found FROM edge_activations").fetchall() == [(new_edge, True)]
+    assert "is now" in missing_edge_reason(conn, old_edge)

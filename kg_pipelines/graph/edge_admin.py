@@ -53,6 +53,8 @@ def _edge(conn, edge_id: str) -> dict | None:
 def missing_edge_reason(conn, edge_id: str) -> str:
     """Why ``edge_id`` is not in the graph, with what to do instead."""
     alias = conn.execute("SELECT edge_id, run_id FROM edge_aliases WHERE absorbed_edge_id = ?", [edge_id]).fetchall()
+    if alias and alias[0][1] == "retype":
+        return f"edge {edge_id!r} is now {alias[0][0]!r} (an end node took its specific type): use that edge"
     if alias:
         return f"edge {edge_id!r} was merged into {alias[0][0]!r} by merge-edges run {alias[0][1]}: use that edge"
     pruned = conn.execute(

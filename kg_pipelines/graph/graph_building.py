@@ -555,6 +555,13 @@ def _rekey_entity_nodes(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
         """UPDATE edge_aliases SET edge_id = r.new_edge FROM _edge_rekey r
         WHERE edge_aliases.edge_id = r.old_edge AND r.new_edge <> r.old_edge"""
     )
+    # the old id of a re-keyed edge is an alias of the new one, so uses queued under it (activations
+    # not yet applied) and links a client kept still find the edge; an id that is an edge is no alias
+    run("DELETE FROM edge_aliases WHERE absorbed_edge_id IN (SELECT new_edge FROM _edge_rekey)")
+    run(
+        """INSERT OR REPLACE INTO edge_aliases
+        SELECT old_edge, new_edge, 'retype' FROM _edge_rekey WHERE new_edge <> old_edge"""
+    )
     run("DELETE FROM kg_edges WHERE edge_id IN (SELECT old_edge FROM _edge_rekey WHERE new_edge <> old_edge)")
     # an edge that keeps its id (not of the id pattern) gets its new endpoints
     run(

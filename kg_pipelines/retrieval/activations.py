@@ -15,6 +15,8 @@ append what they used to a queue, and the unpartitioned ``edge_activations`` ass
   Only after that commit are the rows deleted from the queue. A crash between the two leaves rows
   in the queue that the log already holds: the next run skips them (anti-join on the id) and then
   deletes them, so no activation is ever applied twice, and none is lost.
+- A queued edge id that an edge merge (consolidation) or a type re-key (graph building) replaced
+  since it was queued is applied to the edge that carries it now (``edge_aliases``).
 - The consolidation schedules later keep what is used (recent ``last_activated_at``, high
   ``activation_count``) and let the rest decay.
 """
@@ -134,7 +136,10 @@ def apply_activations(
                 with transaction(conn):
                     conn.execute(
                         """CREATE OR REPLACE TEMP TABLE _new_activations AS
-                        SELECT q.* FROM _queued_activations q
+                        SELECT q.activation_id, coalesce(a.edge_id, q.edge_id) AS edge_id, q.used_by, q.used_at
+                        FROM _queued_activations q
+                        LEFT JOIN edge_aliases a
+                          ON a.absorbed_edge_id = q.edge_id AND a.edge_id IN (SELECT edge_id FROM kg_edges)
                         WHERE q.activation_id NOT IN (SELECT activation_id FROM edge_activations)"""
                     )
                     new = conn.execute("SELECT count(*) FROM _new_activations").fetchone()[0]

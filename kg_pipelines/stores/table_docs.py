@@ -296,7 +296,8 @@ COLUMN_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "edge_aliases": {
         "absorbed_edge_id": "An edge id absorbed by a merge.",
         "edge_id": "The edge that carries it now; ingestion gives new support for the absorbed id to this edge.",
-        "run_id": "Consolidation run of the merge.",
+        "run_id": "Consolidation run of the merge, or 'retype' when graph building re-keyed the edge's end "
+        "to the node's specific type.",
     },
     "topic_clusters": {
         "topic_key": "Topic key shared by the cluster's nodes (edges' source/target topic keys).",
