@@ -5,10 +5,8 @@ readers that must never wait (the HTTP API, ``search``, ``ask``, ``retrieve``) n
 warehouse. Instead every graph materialization ends with ``publish_graph_snapshot``:
 
 1. the tables below are written as Parquet files into a new folder
-   ``<data_dir>/graph_snapshots/v<time_ns>-<random>/`` (one read transaction so the files agree
-   with each other; each query's rows streamed to its file ``SNAPSHOT_BATCH_ROWS`` at a time, so
-   the process holds one batch, not the table: a whole-table Arrow copy made the graph step's peak
-   memory grow with the graph), then a ``manifest.json`` with row counts;
+   ``<data_dir>/graph_snapshots/v<time_ns>-<random>/`` (DuckDB's ``COPY``, one read transaction so
+   the files agree with each other), then a ``manifest.json`` with row counts;
 2. every file and the folder are fsync'ed;
 3. the small pointer file ``graph_snapshots/CURRENT`` is replaced atomically (write a temporary
    file, fsync, ``os.replace``, fsync the folder): a reader sees the old version or the new one,
@@ -57,7 +55,6 @@ SNAPSHOT_DIR = "graph_snapshots"
 POINTER = "CURRENT"
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
-SNAPSHOT_BATCH_ROWS = 131_072  # rows of a table in memory at once while it is written (one row group)
 
 # table -> the SELECT that fills it (constants: nothing from outside is ever pasted in)
 SNAPSHOT_QUERIES: dict[str, str] = {
@@ -118,7 +115,9 @@ def publish_graph_snapshot(conn: duckdb.DuckDBPyConnection, settings, keep: int 
         try:
             reader.execute("BEGIN TRANSACTION")
             for table, sql in SNAPSHOT_QUERIES.items():
-                counts[table] = _write_parquet(reader.sql(sql), staging / f"{table}.parquet")
+                data = reader.sql(sql).to_arrow_table()
+                pq.write_table(data, staging / f"{table}.parquet", compression="zstd")
+                counts[table] = data.num_rows
             reader.execute("ROLLBACK")
         finally:
             reader.close()
@@ -141,17 +140,6 @@ def publish_graph_snapshot(conn: duckdb.DuckDBPyConnection, settings, keep: int 
     _switch_pointer(root, name)
     clean_old_snapshots(root, keep=keep, grace_s=grace_s)
     return final
-
-
-def _write_parquet(relation: duckdb.DuckDBPyRelation, path: Path) -> int:
-    """The relation's rows into one Parquet file, a batch at a time; the number of rows."""
-    batches = relation.to_arrow_reader(SNAPSHOT_BATCH_ROWS)
-    rows = 0
-    with pq.ParquetWriter(path, batches.schema, compression="zstd") as writer:
-        for batch in batches:
-            writer.write_batch(batch)
-            rows += batch.num_rows
-    return rows
 
 
 def _switch_pointer(root: Path, name: str) -> None:
