@@ -93,6 +93,15 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def rss_mb() -> float:
+    """The process's resident size now (Linux), what it keeps between runs; 0 where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return 0.0
+
+
 def graph_step_seconds(instance) -> tuple[float, float]:
     """(the knowledge_graph steps' seconds, all steps' seconds) over the instance's runs."""
     graph = total = 0.0
@@ -132,8 +141,8 @@ def run_core_stages(
 ) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """The same stages as the assets, called directly (no Dagster): what the pipeline itself costs.
     (seconds by stage, (seconds, CPU seconds) by part of the graph step), summed over the collections;
-    ``per_collection`` gets (collection, its stage seconds, its graph parts' seconds, peak RSS MB)
-    for each. ``embedder``: one embedder for every text instead of the settings' models."""
+    ``per_collection`` gets (collection, its stage seconds, its graph parts' seconds, peak RSS MB,
+    RSS MB after it) for each. ``embedder``: one embedder for every text instead of the settings' models."""
     from kg_pipelines.embedding import embedder_for
     from kg_pipelines.graph.graph_step import run_graph_step
     from kg_pipelines.ingestion.chunking import sync_chunks
@@ -184,7 +193,7 @@ def run_core_stages(
             parts[part] = (was[0] + seconds, was[1] + step.cpu_timings[part])
         if per_collection is not None:
             mine = {k: v - before.get(k, 0.0) for k, v in stages.items()}
-            per_collection.append((collection, mine, dict(step.timings), peak_rss_mb()))
+            per_collection.append((collection, mine, dict(step.timings), peak_rss_mb(), rss_mb()))
     conn.close()
     return stages, parts
 
@@ -396,15 +405,15 @@ def core_only(args, tmp: Path, collections: dict[str, list], files: list) -> Non
     print(f"embedder: {'hashed trigrams (no model)' if embedder else 'the settings models'}")
     stages = list(rows[0][1]) if rows else []
     parts = list(rows[0][2]) if rows else []
-    print("| collection | documents (so far) | " + " | ".join(stages) + " | " + " | ".join(parts) + " | peak RSS |")
-    print("|---" * (3 + len(stages) + len(parts)) + "|")
+    print("| collection | documents (so far) | " + " | ".join(stages + parts) + " | peak RSS | RSS after it |")
+    print("|---" * (4 + len(stages) + len(parts)) + "|")
     seen = 0
-    for collection, stage_s, part_s, rss in rows:
+    for collection, stage_s, part_s, rss, rss_after in rows:
         n = max(len(collections[collection]), 1)
         seen += len(collections[collection])
         cells = [f"{1000 * stage_s[k] / n:.2f}" for k in stages] + [f"{1000 * part_s[k] / n:.2f}" for k in parts]
-        print(f"| {collection} | {n:,} ({seen:,}) | " + " | ".join(cells) + f" | {rss:.0f} MB |")
-    print("(milliseconds per document; peak RSS of the process after the collection)")
+        print(f"| {collection} | {n:,} ({seen:,}) | " + " | ".join(cells) + f" | {rss:.0f} MB | {rss_after:.0f} MB |")
+    print("(milliseconds per document; peak RSS of the process so far, and its resident size after the collection)")
 
 
 if __name__ == "__main__":

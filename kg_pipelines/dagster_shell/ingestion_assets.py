@@ -34,11 +34,11 @@ def documents(context: AssetExecutionContext, kg: KGResource) -> MaterializeResu
     with kg.stage(context) as (ctx, scope):
         report = sync_documents(ctx, scope, kg.registry().for_collection(scope.collection))
         kg.registry().forget(report.gone)
-        errors = [(d, done) for d, done in sorted(report.activity.items()) if done["error"]]
+        errors, n_errors = sorted(report.activity.errors.items()), report.activity.documents_with_error
         for document_id, done in errors[:20]:  # each log line is an event: the rest are in this_run
             context.log.warning(f"{document_id}: {done['status']}: {done['error']}")
-        if len(errors) > 20:
-            context.log.warning(f"... and {len(errors) - 20} more document(s) with errors (see this_run)")
+        if n_errors > 20:
+            context.log.warning(f"... and {n_errors - 20} more document(s) with errors (see this_run)")
         meta = table_metadata(ctx.conn, "documents", scope, ["document_id", "title", "error", "n_chars"])
     return MaterializeResult(
         metadata={

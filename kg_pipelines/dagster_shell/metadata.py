@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from dagster import MetadataValue, TableColumn, TableSchema
 
+from kg_pipelines.ingestion.activity import ACTIVITY_ROWS, RunActivity
 from kg_pipelines.stores.table_docs import column_description
 from kg_pipelines.stores.warehouse import SCHEMA, column_types
 
@@ -89,14 +90,14 @@ def preview_table(
     }
 
 
-ACTIVITY_ROWS = 50  # documents a run's activity table shows
-
-
 def activity_table(
-    activity: dict[str, dict], columns: Sequence[str], cap: int = ACTIVITY_ROWS, total: int | None = None
+    activity: RunActivity | dict[str, dict], columns: Sequence[str], cap: int = ACTIVITY_ROWS, total: int | None = None
 ) -> MetadataValue:
     """What a run did per document, as a Markdown table of at most ``cap`` rows and a count of the
-    rest (``total``: the documents of the run when ``activity`` holds only the first ones)."""
+    rest (``total``: the documents of the run when ``activity`` holds only the first ones; a
+    ``RunActivity`` knows it)."""
+    if isinstance(activity, RunActivity):
+        activity, total = activity.rows, activity.documents
     total = len(activity) if total is None else total
     if not activity:
         return MetadataValue.md("nothing to do: every document of the collection was up to date")

@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from kg_pipelines.ingestion.activity import RunActivity
 from kg_pipelines.ingestion.batches import write_in_batches
 from kg_pipelines.ingestion.chunk_jobs import run_chunk_jobs
 from kg_pipelines.ingestion.chunk_state import (
@@ -45,7 +46,7 @@ class ChunkStageReport:
     rows: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)  # error kind -> failed chunks
     dropped: dict[str, int] = field(default_factory=dict)  # what post-processing left out, by reason
-    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
+    activity: RunActivity = field(default_factory=RunActivity)  # what this run did, first documents by id
 
     def stats(self) -> dict:
         return {
@@ -106,6 +107,7 @@ def run_chunk_stage(
             write_states(conn, stage, prepared.states)
 
     write_in_batches(batches, prepare, vectors if write_vectors else None, commit)
+    report.activity.done()
     return report
 
 
@@ -128,16 +130,14 @@ def _prepare_batch(ctx, stage, batch, work, tables, tick, report: ChunkStageRepo
     states, replaced = [], []
     for chunk in batch:
         outcome, before = outcomes[chunk["chunk_id"]], previous.get(chunk["chunk_id"])
-        doc = report.activity.setdefault(
-            chunk["document_id"], {"chunks": 0, "failed": 0, **{t: 0 for t in tables}, "error": None}
-        )
-        doc["chunks"] += 1
+        done = {"chunks": 1, "failed": 0, **{t: 0 for t in tables}}  # summed into the document's record
+        error = None
         count, dropped = None, None
         if outcome.ok:
             for table in tables:
                 found = outcome.value.get(table, [])
                 rows[table] += found
-                doc[table] += len(found)
+                done[table] = len(found)
             count = len(outcome.value.get(tables[0], []))
             dropped = outcome.value.get("dropped")
             for reason, n in (dropped or {}).items():
@@ -146,8 +146,8 @@ def _prepare_batch(ctx, stage, batch, work, tables, tick, report: ChunkStageRepo
         else:
             report.chunks_failed += 1
             report.errors[outcome.error_kind] = report.errors.get(outcome.error_kind, 0) + 1
-            doc["failed"] += 1
-            doc["error"] = f"{outcome.error_kind}: {outcome.last_error}"
+            done["failed"] = 1
+            error = f"{outcome.error_kind}: {outcome.last_error}"
             if before is None or before["input_hash"] != chunk["input_hash"]:
                 replaced.append(chunk["chunk_id"])  # rows built from an older input are stale
         state = state_row(
@@ -155,6 +155,7 @@ def _prepare_batch(ctx, stage, batch, work, tables, tick, report: ChunkStageRepo
         )
         report.chunks_quarantined += state["status"] == "quarantined"
         states.append(state)
+        report.activity.add(chunk["document_id"], done, error=error)  # chunks come in document order
     log_chunks(stage, [outcomes[c["chunk_id"]] for c in batch], tables)
     replaced_set = set(replaced)
     return _Prepared(rows, states, replaced, [c for c in batch if c["chunk_id"] in replaced_set])

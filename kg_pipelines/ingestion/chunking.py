@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from kg_pipelines.ingestion.activity import RunActivity
 from kg_pipelines.ingestion.batches import write_in_batches
 from kg_pipelines.ingestion.chunk_jobs import ChunkOutcome, RetryPolicy, run_with_retries
 from kg_pipelines.ingestion.chunk_state import delete_chunk_rows, state_row, write_states
@@ -138,7 +139,7 @@ class ChunkingReport:
     summaries_reused: int = 0
     summaries_failed: int = 0
     tokens_total: int = 0
-    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
+    activity: RunActivity = field(default_factory=RunActivity)  # what this run did, first documents by id
 
 
 def chunking_settings_key(ctx, collection: str, counter_name: str) -> str:
@@ -211,7 +212,7 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
             delete_chunk_rows(ctx.conn, "summarize", (), stale)
         report.documents_removed = len(gone)
         for document_id in gone:
-            report.activity[document_id] = {"status": "removed", "chunks": 0}
+            report.activity.set(document_id, {"status": "removed", "chunks": 0})
     if not to_chunk:
         return report
     embedder = ctx.embedder_for(scope.collection)
@@ -351,11 +352,9 @@ def _prepare_chunk_batch(ctx, scope, docs, settings_key, counter, tick, report: 
                 "updated_at": now,
             }
         )
-        report.activity[doc["document_id"]] = {
-            "status": "chunked",
-            "chunks": len(summarized),
-            "summaries_failed": failed,
-        }
+        report.activity.set(
+            doc["document_id"], {"status": "chunked", "chunks": len(summarized), "summaries_failed": failed}
+        )
     current = {r["chunk_id"] for r in chunk_rows}
     stale = [r["chunk_id"] for r in existing if r["chunk_id"] not in current]
     return _ChunkBatch(ids, chunk_rows, state_rows, chunking_rows, to_embed, stale)

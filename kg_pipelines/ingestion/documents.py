@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kg_pipelines.ingestion.activity import RunActivity
+
 SUPPORTED_SUFFIXES = (".txt", ".md", ".pdf")
 _HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9._/-]+")
@@ -152,7 +154,7 @@ class DocumentsReport:
     kept_previous: int = 0
     removed: int = 0
     gone: list[str] = field(default_factory=list)  # sources whose file vanished: the caller forgets them
-    activity: dict[str, dict] = field(default_factory=dict)  # document_id -> what this run did
+    activity: RunActivity = field(default_factory=RunActivity)  # what this run did, first documents by id
 
 
 def sync_documents(ctx, scope, sources) -> DocumentsReport:
@@ -191,6 +193,7 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
         else:
             report.unchanged += 1
     removed = [d for d in existing if d not in active]
+    unregistered = len(removed)  # the first ones; files found missing below are added (and recorded there)
     tick = ctx.progress("read documents", len(to_read))
     for start in range(0, len(to_read), ctx.batch_size):
         rows, keep_with_error = [], []
@@ -207,11 +210,11 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
                 report.gone.append(document_id)
                 if document_id in existing:
                     removed.append(document_id)
-                report.activity[document_id] = {"status": "removed", "error": result.message}
+                report.activity.set(document_id, {"status": "removed", "error": result.message})
             elif isinstance(result, DocumentReadError) and before and not before["failed"]:
                 report.kept_previous += 1
                 keep_with_error.append((document_id, result.message))
-                report.activity[document_id] = {"status": "kept previous version", "error": result.message}
+                report.activity.set(document_id, {"status": "kept previous version", "error": result.message})
             elif isinstance(result, DocumentReadError):
                 report.failed += 1
                 rows.append(
@@ -225,7 +228,7 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
                         "ingested_at": now,
                     }
                 )
-                report.activity[document_id] = {"status": "Failed", "error": result.message}
+                report.activity.set(document_id, {"status": "Failed", "error": result.message})
             else:
                 report.read += 1
                 rows.append(
@@ -246,7 +249,7 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
                     if before["content_hash"] != result.content_hash
                     else "re-read"
                 )
-                report.activity[document_id] = {"status": status, "error": None}
+                report.activity.set(document_id, {"status": status, "error": None})
         with transaction(conn):
             replace_rows(conn, "documents", "document_id", [r["document_id"] for r in rows], rows)
             for document_id, message in keep_with_error:
@@ -257,7 +260,7 @@ def sync_documents(ctx, scope, sources) -> DocumentsReport:
     if removed:
         with transaction(conn):
             delete_where_in(conn, "documents", "document_id", removed)
-        for document_id in removed:
-            report.activity.setdefault(document_id, {"status": "removed", "error": None})
+        for document_id in removed[:unregistered]:
+            report.activity.set(document_id, {"status": "removed", "error": None})
     report.removed = len(removed)
     return report
