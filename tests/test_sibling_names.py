@@ -25,6 +25,7 @@ PRODUCT_SIBLINGS = [
     # a sign added: the plus model
     ("Orbix Nova 7", "Orbix Nova 7+"),
     ("iRobot Roomba i7", "iRobot Roomba i7+"),
+    ("Na+/K+ ATPase", "Na/K ATPase"),
     # colours, in place of another or added
     ("Orbix Nova 7 128GB Midnight", "Orbix Nova 7 128GB Starlight"),
     ("Lumo 910 Cyan Ink", "Lumo 910 Yellow Ink"),
@@ -35,6 +36,8 @@ PRODUCT_SIBLINGS = [
     ("Orbix Z6 camera", "Orbix Z6 camera kit"),
     # the same rule reads a disease and its subtype
     ("leukemia", "chronic leukemia"),
+    # a platform in place of another
+    ("Lumo Studio CS3 for Mac", "Lumo Studio CS3 for Windows"),
     # swapped tokens are not moved ones
     ("H1N2", "H2N1"),
     ("CYP2C9", "CYP9C2"),
@@ -52,6 +55,14 @@ WRITTEN_DIFFERENTLY = [
     ("clip art 10 000", "clip art 10000"),
     # a word that is not an edition is left to the score
     ("Vitamix 5200 Blender", "Vitamix 5200 Professional-Grade Blender"),
+    # a platform one listing adds is what the other left unsaid (one in place of another is a sibling)
+    ("Lumo Studio CS3 [Mac]", "Lumo Studio CS3"),
+    ("Lumo OneNote 2007", "Lumo OneNote 2007 (PC)"),
+    # a plus standing alone between words says "and"; a number grouped another way is one number
+    ("Panda Antivirus + Firewall 2008", "Panda Antivirus & Firewall 2008"),
+    ("Lumo Watch 8 GPS", "Lumo Watch 8 GPS + Cellular"),
+    ("clickart 950 000 premier image pack", "clickart 950000 premier image pack"),
+    ("Ca2+", "Ca2 +"),
 ]
 
 

@@ -41,9 +41,10 @@ import unicodedata
 from kg_pipelines.graph.data_files import data_lines
 
 NUMBER, LETTER, GREEK, MARKER, SIGN, WORD = "number", "letter", "greek", "variant word", "sign", "word"
-DISTINGUISHING = frozenset({NUMBER, LETTER, GREEK, MARKER, SIGN})
+PLATFORM = "platform"
+DISTINGUISHING = frozenset({NUMBER, LETTER, GREEK, MARKER, SIGN, PLATFORM})
 # added alone, they name a member, subtype or edition (peroxidase 1, S21 Ultra, i7+); not a Greek
-# letter (TNF / TNF-alpha name one thing)
+# letter (TNF / TNF-alpha name one thing) nor a platform (Dreamweaver CS3 / Dreamweaver CS3 (Mac))
 ADDED = frozenset({NUMBER, LETTER, MARKER, SIGN})
 # 10,000 or 10 000 (a thin or no-break space anywhere; a plain space only when no letter follows:
 # "iPhone 13 128 GB" holds 13 and 128), never glued to a letter (M2 256GB)
@@ -81,6 +82,12 @@ def variant_markers() -> dict[str, str]:
 
 
 @functools.cache
+def platforms() -> dict[str, str]:
+    """Platform spelling (lower case) -> the first spelling of its line."""
+    return {word.lower(): row[0].lower() for row in _lines("platforms.txt") for word in row}
+
+
+@functools.cache
 def units() -> dict[str, str]:
     """Unit spelling (lower case) -> the first spelling of its line."""
     return {word.lower(): row[0].lower() for row in _lines("units.txt") for word in row}
@@ -94,7 +101,9 @@ def _patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     # a Greek name glued to an upper-case stem: TNFalpha, PPARgamma, ERbeta (not "alphabet")
     glued = re.compile(r"(?<=[A-Z])(" + "|".join(spelled) + r")(?=[^a-z]|$)")
     # runs of letters, runs of digits, a plus sign, a minus ending a word (CD8-, not IL-6)
-    token = re.compile(r"[^\W\d_]+|\d+|[+±]|(?<=[^\W_])[-−](?=[\s)/,;]|$)")
+    # a plus is a sign glued to what precedes it (CD8+, i7+, Na(+)) or ending the name or a bracket
+    # (Ca2 +); standing alone between words it says "and" (antivirus + firewall, GPS + Cellular)
+    token = re.compile(r"[^\W\d_]+|\d+|(?<=\S)[+±]|[+±](?=\s*(?:[)\]/,;]|$))|(?<=[^\W_])[-−](?=[\s)/,;]|$)")
     return symbol, glued, token
 
 
@@ -108,7 +117,7 @@ def tokens(name: str) -> tuple[tuple[str, object], ...]:
     text = glued.sub(r" \1", text)
     text = _THOUSANDS.sub(lambda m: re.sub(r"[ ,\u202f\u00a0]", "", m.group(0)), text)  # 10 000, 10,000
     text = _INCH_SIGN.sub(" inch ", text)  # 13" is 13 inch
-    greek, roman, markers, unit = greek_letters(), roman_numerals(), variant_markers(), units()
+    greek, roman, markers, unit, platform = greek_letters(), roman_numerals(), variant_markers(), units(), platforms()
     found = token.findall(text)
     out = []
     for i, raw in enumerate(found):
@@ -127,6 +136,8 @@ def tokens(name: str) -> tuple[tuple[str, object], ...]:
             out.append((LETTER, low))
         elif low in markers:
             out.append((MARKER, markers[low]))
+        elif low in platform:
+            out.append((PLATFORM, platform[low]))
         else:
             out.append((WORD, low))
     return tuple(out)
@@ -142,6 +153,16 @@ def name_key(name: str) -> tuple:
 
 def _shown(token: tuple[str, object]) -> str:
     return str(token[1])
+
+
+def _thousands(stretch: tuple) -> int | None:
+    """The number a run of numbers writes in groups of thousands (950 000), or None."""
+    if not stretch or any(t[0] != NUMBER for t in stretch) or any(t[1] >= 1000 for t in stretch[1:]):
+        return None
+    value = 0
+    for _, number in stretch:
+        value = value * 1000 + number
+    return value
 
 
 def _holds(stretch: tuple, part: tuple) -> bool:
@@ -175,6 +196,8 @@ def sibling_difference(name_a: str, name_b: str) -> str | None:
             for x, y in zip(left, right):
                 if x != y and x[0] in DISTINGUISHING and y[0] in DISTINGUISHING:
                     return f"the names differ by a distinguishing token: {_shown(x)} / {_shown(y)} ({x[0]})"
+        elif _thousands(left) is not None and _thousands(left) == _thousands(right):
+            continue  # 950 000 / 950000: one number, grouped another way
         elif all(t[0] in DISTINGUISHING for t in left + right):
             shown_a, shown_b = " ".join(map(_shown, left)), " ".join(map(_shown, right))
             return f"the names differ by distinguishing tokens: {shown_a} / {shown_b}"
