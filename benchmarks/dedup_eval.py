@@ -654,7 +654,10 @@ def main() -> int:
     parser.add_argument(
         "--show-merges",
         action="store_true",
-        help="Print every BioRED and product merge at 0.95, right or WRONG by the gold (products: the missed too, and distinct pairs scoring >= 0.85)",
+        help=(
+            "Print every BioRED and product merge at 0.95, right or WRONG by the gold "
+            "(products: the missed too, and distinct pairs scoring >= 0.85)"
+        ),
     )
     parser.add_argument(
         "--products", default=str(PRODUCT_PAIRS), help="Labelled product pairs (CSV or JSONL) for --only products"
