@@ -7,11 +7,11 @@ what each task costs. Kept from the summary pass to the question pass, it is com
 instead of three times. It costs about 55 bytes per character of text, so the cache is bounded
 by the characters it holds (``budget_chars``; the memory stays flat however large the run), and
 what it admits follows the order of the passes, so that a run larger than the budget still has
-its first ``budget_chars`` of text analysed once, not a cache that every pass flushes:
+the last ``budget_chars`` it summarized analysed once, not a cache that every pass flushes:
 
 - ``retain`` (the summary, the first pass) admits the text, evicting the least recently used
   entries over the budget (those of an earlier run first);
-- ``lookup``-then-``admit`` (extraction, and any other reader) adds an entry only while there is
+- ``get`` (extraction, and any other reader) keeps what it had to analyse only while there is
   room: evicting would throw out the entries the next pass is about to read, for one that it
   reads after they are gone (a pass over more than the budget would then hit nothing);
 - ``release`` (the questions, the last pass) drops the entry: nothing reads it after them.
