@@ -1,6 +1,8 @@
 """Writing a stage's output batch by batch: for each batch, its work (LLM calls, rows), then its
 vectors, then its DuckDB transaction. Vectors go first: a crash between the two leaves vectors
 that the next run rewrites, never rows without vectors; a crash loses at most the batch in flight.
+(The chunk stage embeds several batches' chunks in one call after their rows: its ``vectors``
+step only drops the vectors its rows make stale; ``chunking.sync_chunks`` says how it recovers.)
 
 Embedding batch k in a background thread while batch k+1's LLM work runs was measured on the
 2-core machine with the offline provider: slower (torch's threads and the heuristics' Python

@@ -18,6 +18,9 @@ It reads each request's structured ``inputs`` (not the prompts) and answers with
 
 Quality is measured, not tuned: ``benchmarks/extraction_eval.py`` (README, "Extraction quality").
 
+The three tasks of a chunk share one analysis of its text, kept from the summary (the first task
+of a run) to the questions (the last): ``kg_pipelines.offline.analysis_cache``.
+
 Deterministic, no network, no model loading; see ``kg_pipelines.offline`` for the details.
 """
 
@@ -28,6 +31,7 @@ from typing import Any
 from kg_pipelines.llm.client import LLMRequest
 from kg_pipelines.llm.grounding import ChunkText, description_support
 from kg_pipelines.offline import extraction_payload, generate_questions, summarize
+from kg_pipelines.offline.entities import ANALYSES
 
 
 class OfflineProvider:
@@ -37,15 +41,21 @@ class OfflineProvider:
 
     def generate(self, request: LLMRequest) -> dict[str, Any]:
         inputs = request.inputs
-        if request.task == "summarize":
-            return {"summary": summarize(str(inputs.get("text") or ""), str(inputs.get("prior_summary") or ""))}
+        if request.task == "summarize":  # the first of a chunk's tasks: its analysis is kept for the others
+            text = str(inputs.get("text") or "")
+            ANALYSES.retain(text)
+            return {"summary": summarize(text, str(inputs.get("prior_summary") or ""))}
         if request.task == "extract":
             types = inputs.get("entity_types")
             text = str(inputs.get("text") or "")
             return _grounded_only(extraction_payload(text, tuple(types) if types is not None else None), text)
         if request.task == "questions":
             low, high = int(inputs.get("min", 5)), int(inputs.get("max", 10))
-            return {"questions": generate_questions(str(inputs.get("text") or ""), low, high)}
+            text = str(inputs.get("text") or "")
+            try:
+                return {"questions": generate_questions(text, low, high)}
+            finally:
+                ANALYSES.release(text)  # the last of a chunk's tasks
         raise ValueError(f"offline provider: unknown task {request.task!r}")
 
 

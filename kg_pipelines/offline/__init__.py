@@ -11,7 +11,8 @@ no model. ``kg_pipelines.llm.offline_provider.OfflineProvider`` exposes it as an
 - ``summaries``: extractive summary of a block, aware of the previous block's summary;
 - ``questions``: atomic questions from definitions, relationships, entities and key phrases.
 
-The three tasks of a chunk share one cached analysis of its text (``entities.analyze``).
+The three tasks of a chunk share one analysis of its text (``entities.analyze``, kept from the
+summary to the questions by ``analysis_cache``).
 """
 
 from kg_pipelines.offline.entities import analyze, extract, extraction_payload

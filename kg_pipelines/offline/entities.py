@@ -79,6 +79,7 @@ from kg_pipelines.entity_types import BASE_ENTITY_TYPES
 from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 from kg_pipelines.offline import lexicon as lx
 from kg_pipelines.offline import vocabulary as voc
+from kg_pipelines.offline.analysis_cache import AnalysisCache
 from kg_pipelines.offline.cue_words import word_set, word_tuple
 
 MAX_PAIRS_PER_SENTENCE = 6
@@ -1725,8 +1726,13 @@ def _is_modifier(tok: Token) -> bool:
 
 @lru_cache(maxsize=64)
 def analyze(text: str) -> Analysis:
-    """Sentences, tokens, entity mentions and relation cues of a text (cached: the three tasks of a
-    chunk share one analysis)."""
+    """Sentences, tokens, entity mentions and relation cues of a text. Cached twice: the last 64
+    texts (a text read again at once, as answering a question does), and ``ANALYSES``, which keeps
+    a chunk's analysis from its summary to its questions (``offline.analysis_cache``)."""
+    return ANALYSES.get(text)
+
+
+def _analyze(text: str) -> Analysis:
     sentences = split_sentences(text)
     headings = [s.text.lstrip().startswith("#") for s in sentences]
     tokens = _tokenize(text, sentences)
@@ -1758,6 +1764,11 @@ def analyze(text: str) -> Analysis:
         cues=tuple(cues),
         cue_starts=tuple(c.start for c in cues),
     )
+
+
+# about 55 MB (an analysis holds some 55 bytes per character of text): HotpotQA's 994 passages
+# (0.6 M characters) are analysed once in a run instead of three times
+ANALYSES: AnalysisCache[Analysis] = AnalysisCache(_analyze, budget_chars=1_000_000)
 
 
 def cues_between(analysis: Analysis, start: int, end: int) -> list[CueHit]:

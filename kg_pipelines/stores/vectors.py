@@ -129,6 +129,23 @@ class VectorStore:
     def delete_chunks(self, kind: str, collection: str, chunk_ids: Sequence[str]) -> None:
         self.replace(kind, collection, "chunk_id", chunk_ids, None)
 
+    def keys_present(self, kind: str, collection: str, key_column: str, keys: Sequence[str]) -> set[str]:
+        """Which of ``keys`` have a row (a filtered scan of the key column: for the few chunks a
+        run re-chunks, not for every chunk of a collection)."""
+        table = self.open(kind, collection)
+        present: set[str] = set()
+        keys = list(keys)
+        for start in range(0, len(keys) if table is not None else 0, 1024):
+            rows = (
+                table.search()
+                .where(f"{key_column} IN ({sql_list(keys[start : start + 1024])})")
+                .select([key_column])
+                .limit(None)
+                .to_arrow()
+            )
+            present.update(rows.column(key_column).to_pylist())
+        return present
+
     def count(self, kind: str, collection: str) -> int:
         table = self.open(kind, collection)
         return 0 if table is None else table.count_rows()
