@@ -5,7 +5,8 @@ The loop, as the seed writes it:
 1. ``accumulated_context`` starts empty.
 2. At most ``max_iterations`` (5) rounds:
    - the **decomposer** proposes ``sub_questions`` (3) new sub-questions from the goal and the
-     context gathered so far (it never repeats one already asked);
+     context gathered so far (it never repeats one already asked: one that led to a chunk or found
+     nothing new; a sub-question whose match lost the round to another's may come back);
    - each sub-question is a vector query against the atomic-question index ``questions__<c>`` of
      every collection asked, each embedded with that collection's own model;
    - the top-matching atomic question whose chunk is not in the context yet is selected: the
