@@ -375,3 +375,29 @@ def test_the_chunk_is_reached_along_the_answers_in_edge(sample):
     other = next(c for c in set(edges.values()) if c != first.chunk_id and c.startswith("microbiome/"))
     redirected = answer_question(OEA_QUESTION, sample, ["microbiome"], answers_in={first.question_id: other})
     assert redirected.rounds[0].chunk_added == other == redirected.context[0].chunk_id
+
+
+class Recorder:
+    """A decomposer proposing two sub-questions, then nothing; it records what it is told was asked."""
+
+    name = "test"
+
+    def __init__(self):
+        self.seen: list[list[str]] = []
+
+    def decompose(self, question, context, asked, n):
+        self.seen.append(list(asked))
+        return ["What does Oleoylethanolamide increase?", "What is metformin?"] if len(self.seen) == 1 else []
+
+    def reason(self, question, context):
+        return NO_ANSWER, False
+
+
+def test_a_sub_question_that_lost_its_round_may_be_proposed_again(sample):
+    # both find a chunk; only the one whose chunk was taken counts as asked, so the other (say, "What is
+    # <a name no gathered chunk mentions>?") can still lead to its chunk in a later round
+    decomposer = Recorder()
+    result = answer_question(OEA_QUESTION, sample, ["microbiome", "longevity"], rationale=decomposer)
+    first = result.rounds[0]
+    assert first.selected is not None and len({m.sub_question for m in first.matches}) == 2
+    assert decomposer.seen[1] == [first.selected.sub_question]

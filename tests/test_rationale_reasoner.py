@@ -9,7 +9,10 @@ import sys
 
 from kg_pipelines.offline.rationale import (
     NO_ANSWER,
+    _abbreviates,
     _described_as,
+    _is_kind,
+    _same_symbol,
     build_context_graph,
     read_question,
     reason,
@@ -103,3 +106,60 @@ def test_a_paraphrased_relation_verb_is_matched_by_meaning():
     assert not other.supported and other.answer_entity is None, other.answer
     # a phrase near no verb, or near two relations of opposite sense, means none
     assert relation_by_meaning("skeletal muscle") is None
+
+
+# own text: a clause before the question word, a family member by its symbol, a description elsewhere
+FASTING = [
+    "Resveratrol raises the expression of SIRT5 in the liver of rats. "
+    "SIRT5 activates the synthetase CPS1 in the urea cycle. "
+    "Resveratrol also lowers insulin in rats."
+]
+
+
+def test_a_question_word_after_a_clause_starts_the_wh_phrase():
+    graph = build_context_graph(FASTING)
+    q = read_question("Resveratrol raises a liver sirtuin; which synthetase does that sirtuin activate?", graph)
+    assert q.wh_noun == "synthetase" and "resveratrol" in q.anchors  # the clause's name is still an anchor
+    q = read_question("The sirtuin that resveratrol raises activates which synthetase?", graph)
+    assert q.wh_noun == "synthetase" and "resveratrol" in q.anchors and "activates" in q.relations
+
+
+def test_a_numbered_symbol_is_a_member_of_the_family_its_letters_begin():
+    # "SIRT5" is a sirtuin (its letters begin the noun), so the second hop may follow it; no text
+    # calls SIRT5 a sirtuin, and CPS1 is no sirtuin
+    found = reason("Resveratrol raises a liver sirtuin; which synthetase does that sirtuin activate?", FASTING)
+    assert found.supported and found.answer_entity == "CPS1" and found.bridges == ["SIRT5"], found.answer
+    graph = build_context_graph(FASTING)
+    assert _is_kind(graph, "sirt5", "sirtuin", frozenset())
+    assert not _is_kind(graph, "cps1", "sirtuin", frozenset())
+    assert not _abbreviates("cdk4", "cdkinase") and not _abbreviates("sirt", "sirtuin")  # 3 letters; no number
+
+
+POLYAMINE = [
+    "In cultured cells, cadaverine inhibits the acetyltransferase KAT8. "
+    "The bacterial enzyme CadA produces cadaverine from lysine in the gut."
+]
+
+
+def test_what_an_entity_is_may_come_from_its_node_description():
+    # the gathered text never says cadaverine is a polyamine; the graph's description of its node does
+    question = "Which acetyltransferase is inhibited by the polyamine that CadA produces?"
+    known = ["Cadaverine", "KAT8", "CadA"]  # the graph's names in these chunks, as the loop passes them
+    without = reason(question, POLYAMINE, known_names=known)
+    assert not without.supported, without.answer
+    described = {"Cadaverine": "Cadaverine is a foul-smelling polyamine found in decaying tissue."}
+    found = reason(question, POLYAMINE, known_names=known, descriptions=described)
+    assert found.supported and found.answer_entity == "KAT8" and found.bridges == ["Cadaverine"], found.answer
+    # a description that says something else is no help
+    other = reason(question, POLYAMINE, known_names=known, descriptions={"Cadaverine": "Cadaverine smells of decay."})
+    assert not other.supported
+
+
+REPAIR = ["AMPK stimulates SIRT6 in fibroblasts. SIRT6 deacetylates TP53 and thereby dampens p53-dependent apoptosis."]
+
+
+def test_a_gene_symbol_and_its_protein_name_are_one_answer_not_two():
+    # p53 is TP53 written as the protein: the question names it, so it is no answer to it
+    found = reason("Which protein downstream of AMPK does the sirtuin that deacetylates TP53 deacetylate?", REPAIR)
+    assert found.answer_entity != "p53" and not found.answer.startswith("p53"), found.answer
+    assert _same_symbol("tp53", "p53") and not _same_symbol("cdk4", "cdk6") and not _same_symbol("sirt1", "sirt1")

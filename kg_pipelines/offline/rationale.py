@@ -58,7 +58,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kg_pipelines.ingestion.names import node_key
@@ -70,6 +70,7 @@ QUESTION_WORDS = frozenset(
     "tell explain describe name list give show".split()
 )
 WH_WORDS = frozenset("what which who whom whose where".split())
+MID_WH_WORDS = frozenset("what which".split())
 AUXILIARIES = frozenset(
     "is are was were be been does do did can could should would will has have had may might must".split()
 )
@@ -221,6 +222,9 @@ class ContextGraph:
     names: dict[str, str]  # entity key -> display name
     by_entity: dict[str, list[int]]  # entity key -> sentence positions
     stem_df: dict[str, int]
+    # entity key -> the description the graph holds for it (its node's sentence, from any document):
+    # what the graph already knows an entity is ("Spermidine is a natural polyamine ...")
+    descriptions: dict[str, str] = field(default_factory=dict)
 
     def idf(self, s: str) -> float:
         return math.log(1 + len(self.sentences) / (1 + self.stem_df.get(s, 0)))
@@ -243,7 +247,9 @@ def number_sentences(context: list[str]) -> list[tuple[str, int, str]]:
     return out
 
 
-def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> ContextGraph:
+def build_context_graph(
+    context: list[str], known_names: Iterable[str] = (), descriptions: Mapping[str, str] | None = None
+) -> ContextGraph:
     from kg_pipelines.offline.entities import analyze, extract
 
     sentences: list[ContextSentence] = []
@@ -299,7 +305,8 @@ def build_context_graph(context: list[str], known_names: Iterable[str] = ()) -> 
             by_entity.setdefault(key, []).append(position)
         for st in s.stems:
             stem_df[st] = stem_df.get(st, 0) + 1
-    return ContextGraph(sentences, types, names, by_entity, stem_df)
+    described = {node_key(n): d for n, d in (descriptions or {}).items() if d and node_key(n) in by_entity}
+    return ContextGraph(sentences, types, names, by_entity, stem_df, described)
 
 
 # -- the question ---------------------------------------------------------------------------------
@@ -320,6 +327,10 @@ class QuestionParts:
     relation_verbs: list[tuple[int, int, str]]  # (start, end, base verb) of each relation verb
     stems: frozenset[str]  # the content stems a chain should hold (not anchors, wh-phrase, type nouns)
     wh_end: int  # character offset where the wh-phrase ends
+    wh_first: int = 0  # character offset where it starts ("...; which superoxide dismutase does ...")
+    # stems of the wh-phrase's describing words ("autophagy-starting" in "which autophagy-starting
+    # kinase"): not required, but a chain holding them describes its answer better
+    wh_describing: frozenset[str] = frozenset()
     meant: dict[str, frozenset[str]] = field(default_factory=dict)  # relation class -> stems of the
     # question's own phrase that means it ("switch on" -> activates), see ``relation_by_meaning``
 
@@ -345,6 +356,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if word.casefold() in WH_WORDS or (i == 0 and noun_form(word) in nouns):
             wh_start = i
             break
+    else:  # the question word after a clause: "X raises a sirtuin; which dismutase does it activate?",
+        # "The bile acid that ... blocks which receptor?" (which/what only: "whose", "where" relate)
+        wh_start = next((i for i, (_s, _e, w) in enumerate(tokens) if w.casefold() in MID_WH_WORDS), None)
     wh_noun = None
     wh_names: list[str] = []
     if wh_start is not None:
@@ -373,14 +387,19 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             j += 1
         wh_end = tokens[j - 1][1] if j > wh_start else tokens[wh_start][1]
     wh_end = wh_end or 0
-    wh_stems = frozenset(stem(w.casefold()) for s, e, w in tokens if e <= wh_end)
+    wh_first = tokens[wh_start][0] if wh_start is not None else 0
+
+    def in_wh(start: int) -> bool:
+        return wh_first <= start < wh_end
+
+    wh_stems = frozenset(stem(w.casefold()) for s, e, w in tokens if in_wh(s))
 
     anchors: dict[str, str] = {}
     written: set[str] = set()
 
     def add(name: str, start: int, capitalised: bool) -> None:
         key = node_key(name)
-        if not key or start < wh_end or key in anchors:
+        if not key or in_wh(start) or key in anchors:
             return
         if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
@@ -416,16 +435,16 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # nuclear receptor PPAR-alpha"), one standing apart describes a thing the question does not name
     anchor_tokens = {i for i, (_s, _e, w) in enumerate(tokens) if stem(w.casefold()) in anchor_words}
     bridge_nouns = []
-    for i, (_s, e, w) in enumerate(tokens):
+    for i, (start, _e, w) in enumerate(tokens):
         st = noun_form(w)
-        if e <= wh_end or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
+        if in_wh(start) or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
             continue
         if {i - 1, i + 1} & anchor_tokens:
             continue
         bridge_nouns.append(st)
     relations, verbs = [], []
     for c in a.cues:
-        if c.verbal and c.start >= wh_end and not any(m.start <= c.start < m.end for m in a.mentions):
+        if c.verbal and not in_wh(c.start) and not any(m.start <= c.start < m.end for m in a.mentions):
             cls = _relation_of(c.cue.tag)
             if cls not in relations:
                 relations.append(cls)
@@ -437,7 +456,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     )
     meant: dict[str, frozenset[str]] = {}
     cue_spans = [(c.start, c.end) for c in a.cues]
-    for phrase in _relation_phrases(question, tokens, wh_end, anchor_tokens, cue_spans):
+    for phrase in _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans):
         cls = relation_by_meaning(phrase)
         if cls is None:
             continue
@@ -457,7 +476,17 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         relation_verbs=verbs,
         stems=stems,
         wh_end=wh_end,
+        wh_first=wh_first,
         meant=meant,
+        wh_describing=frozenset(
+            stem(w)
+            for s, _e, w in tokens
+            if in_wh(s)
+            and _content_word(w)
+            and noun_form(w) not in nouns
+            and w.casefold() not in wh_names
+            and noun_form(w) != wh_noun
+        ),
     )
 
 
@@ -466,7 +495,7 @@ ARTICLES = frozenset(data_lines("articles.txt"))
 
 
 def _relation_phrases(
-    question: str, tokens: list[tuple[int, int, str]], wh_end: int, anchor_tokens: set[int], cue_spans
+    question: str, tokens: list[tuple[int, int, str]], wh_span: tuple[int, int], anchor_tokens: set[int], cue_spans
 ) -> list[str]:
     """The question's own wording of a relation the lexicon does not know: each run of content words
     after the wh-phrase that is no anchor, type noun or relation cue (articles inside it kept), with
@@ -484,11 +513,11 @@ def _relation_phrases(
             phrases.append(question[tokens[run[0]][0] : tokens[end][1]])
         run.clear()
 
-    for i, (start, end, word) in enumerate(tokens):
+    for i, (start, _end, word) in enumerate(tokens):
         low = word.casefold()
         in_cue = any(s <= start < e for s, e in cue_spans)
         if (
-            end <= wh_end
+            wh_span[0] <= start < wh_span[1]
             or i in anchor_tokens
             or in_cue
             or noun_form(low) in nouns
@@ -594,7 +623,36 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return True
     if any(noun_form(w) == noun for w in key.split()):
         return True
-    return _described_as(graph, key, noun) is not None
+    if any(_abbreviates(w, noun) for w in key.split()):
+        return True
+    if _described_as(graph, key, noun) is not None:
+        return True
+    description = graph.descriptions.get(key)
+    if not description:
+        return False
+    others = [words(k) for k in graph.names if k != key and _mentions(node_key(description), k)]
+    return _calls(words(description), words(key), noun, others)
+
+
+MIN_SYMBOL_LETTERS = 4  # a symbol's letters abbreviate a noun only this long ("SIRT" of sirtuin; "CDK" no)
+
+
+def _abbreviates(word: str, noun: str) -> bool:
+    """Whether a numbered symbol is a member of the family the noun names: its letters before the
+    number begin the noun ("SIRT3" is a sirtuin), at least ``MIN_SYMBOL_LETTERS`` of them."""
+    match = re.fullmatch(r"([a-z]+)-?\d+[a-z]?", word.casefold())
+    return bool(match) and len(match.group(1)) >= MIN_SYMBOL_LETTERS and noun.startswith(match.group(1))
+
+
+def _same_symbol(a: str, b: str) -> bool:
+    """Whether two numbered symbols name one thing, gene and protein: the same number, the letters of
+    one ending the other's (TP53 and p53); not siblings (CDK4 and CDK6 differ in the number)."""
+    x = re.fullmatch(r"([a-z]+)-?(\d+)", a.casefold())
+    y = re.fullmatch(r"([a-z]+)-?(\d+)", b.casefold())
+    if not x or not y or x.group(2) != y.group(2) or x.group(1) == y.group(1):
+        return False
+    short, long = sorted((x.group(1), y.group(1)), key=len)
+    return long.endswith(short)
 
 
 def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
@@ -624,23 +682,41 @@ def _written_at(graph: ContextGraph, key: str):
 
 def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
     """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
-    n = len(words(key))
+    name_words = words(key)
     for position, sentence_words, i in _written_at(graph, key):
-        before = sentence_words[max(0, i - 1) : i]  # "the receptor X", not "a receptor that senses X"
+        others = [words(k) for k in graph.sentences[position].entities if k != key]
+        if _calls(sentence_words, name_words, noun, others, i):
+            return position
+    return None
+
+
+def _calls(
+    sentence_words: list[str], name_words: list[str], noun: str, others: list[list[str]], at: int | None = None
+) -> bool:
+    """Whether a sentence (its words) calls the name written at word ``at`` (else at any place it is
+    written) a ``noun``: the noun just before it ("the receptor X", not "a receptor that senses X"),
+    or after a copula right after it ("X is an anaerobic bacterium"), the description ending where
+    one of the ``others`` names starts ("X, the hormone Klotho" calls Klotho a hormone, not X)."""
+    n = len(name_words)
+    places = (
+        [at]
+        if at is not None
+        else [i for i in range(len(sentence_words) - n + 1) if sentence_words[i : i + n] == name_words]
+    )
+    for i in places:
+        before = sentence_words[max(0, i - 1) : i]
         after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
         if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
             after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
-        described = after[:1] and after[0] in COPULAS
-        if described:  # the description ends where another name starts ("X, the hormone Klotho"
-            # calls Klotho a hormone, not X)
-            others = [words(k) for k in graph.sentences[position].entities if k != key]
+        described = bool(after[:1]) and after[0] in COPULAS
+        if described:
             for j in range(1, len(after)):
                 if any(o and after[j : j + len(o)] == o for o in others):
                     after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
                     break
         if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
-            return position
-    return None
+            return True
+    return False
 
 
 def _hop_negated(sentence: ContextSentence, a: str, b: str) -> bool:
@@ -669,7 +745,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         return [
             k
             for k in sentence.entities
-            if k not in exclude and k not in exact and not any(_mentions(k, a) or _mentions(a, k) for a in exclude if a)
+            if k not in exclude
+            and k not in exact
+            and not any(_mentions(k, a) or _mentions(a, k) or _same_symbol(k, a) for a in exclude if a)
         ]
 
     chains: list[Chain] = []
@@ -729,6 +807,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 stems |= meant
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
+        describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
         # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
         # says nothing to check
         chain.kind_ok = (
@@ -758,6 +837,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             3.0 * sum(weights[a] for a in hit) / total_anchor
             + 2.0 * (len(chain.relations_hit) / len(q.relations) if q.relations else 1.0)
             + 2.0 * chain.word_share
+            + 1.0 * describing
             + (1.5 if chain.kind_ok else 0.0)
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
@@ -815,10 +895,15 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
 
 
 def reason(
-    question: str, context: list[str], max_sentences: int = 4, known_names: Iterable[str] = ()
+    question: str,
+    context: list[str],
+    max_sentences: int = 4,
+    known_names: Iterable[str] = (),
+    descriptions: Mapping[str, str] | None = None,
 ) -> ExtractiveAnswer:
-    """The answer from the context's sentences along the best chain (see the module doc)."""
-    graph = build_context_graph(context, known_names)
+    """The answer from the context's sentences along the best chain (see the module doc);
+    ``descriptions``: name -> the graph's description of that entity (what it is, for kind checks)."""
+    graph = build_context_graph(context, known_names, descriptions)
     if not graph.sentences:
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
     q = read_question(question, graph)
@@ -906,7 +991,12 @@ def _around(q: QuestionParts, bridge: str) -> list[str]:
     """The goal rewritten around ``bridge``: its text up to the first relation verb after the
     wh-phrase (with a following preposition), then the bridge."""
     out = []
-    if q.relation_verbs:
+    if q.relation_verbs and q.wh_first > 0:  # the question word after a clause: its nearest verb
+        after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
+        _start, _end, base = after[0] if after else q.relation_verbs[-1]
+        wh = q.text[q.wh_first : q.wh_end].strip()
+        out.append(f"{wh[:1].upper()}{wh[1:]} does {bridge} {base}?")
+    elif q.relation_verbs:
         start, end, base = q.relation_verbs[0]
         tail = re.match(r"\s+(by|to|with|in|on|from)\b", q.text[end:])
         prefix = q.text[: end + (tail.end() if tail else 0)].rstrip(" ?")
@@ -922,7 +1012,12 @@ def _around(q: QuestionParts, bridge: str) -> list[str]:
 
 
 def propose_sub_questions(
-    goal: str, context: list[str], asked: list[str], n: int, known_names: Iterable[str] = ()
+    goal: str,
+    context: list[str],
+    asked: list[str],
+    n: int,
+    known_names: Iterable[str] = (),
+    descriptions: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Up to ``n`` sub-questions to look up next (see the module doc); [] when nothing new is left
     or the context already supports an answer."""
@@ -934,10 +1029,10 @@ def propose_sub_questions(
         if key and key not in asked_keys and key not in {p.casefold() for p in proposals}:
             proposals.append(question)
 
-    graph = build_context_graph(context, known_names)
+    graph = build_context_graph(context, known_names, descriptions)
     q = read_question(goal, graph if context else None)
     if context:
-        found = reason(goal, context, known_names=known_names)
+        found = reason(goal, context, known_names=known_names, descriptions=descriptions)
         if found.supported:
             return []  # the context states the answer: time to answer
     else:

@@ -5,7 +5,8 @@ The loop, as the seed writes it:
 1. ``accumulated_context`` starts empty.
 2. At most ``max_iterations`` (5) rounds:
    - the **decomposer** proposes ``sub_questions`` (3) new sub-questions from the goal and the
-     context gathered so far (it never repeats one already asked);
+     context gathered so far (it never repeats one already asked: one that led to a chunk or found
+     nothing new; a sub-question whose match lost the round to another's may come back);
    - each sub-question is a vector query against the atomic-question index ``questions__<c>`` of
      every collection asked, each embedded with that collection's own model;
    - the top-matching atomic question whose chunk is not in the context yet is selected: the
@@ -185,12 +186,17 @@ class OfflineRationale:
     def __init__(self, settings):
         self.max_sentences = settings.rationale_qa.max_answer_sentences
         self.known_names: list[str] = []
+        self.descriptions: dict[str, str] = {}  # name -> the graph's description of it (set by the loop)
 
     def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
-        return propose_sub_questions(question, context, asked, n, known_names=self.known_names)
+        return propose_sub_questions(
+            question, context, asked, n, known_names=self.known_names, descriptions=self.descriptions
+        )
 
     def reason(self, question: str, context: list[str]) -> Reasoned:
-        found = reason(question, context, self.max_sentences, known_names=self.known_names)
+        found = reason(
+            question, context, self.max_sentences, known_names=self.known_names, descriptions=self.descriptions
+        )
         return Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
 
 
@@ -415,11 +421,13 @@ def answer_question(
     chunk_entities: dict[str, list[str]] | None = None,
     entity_chunks: dict[str, tuple[str, dict[str, list[str]]]] | None = None,
     siblings: dict[str, list[str]] | None = None,
+    descriptions: dict[str, str] | None = None,
 ) -> QAResult:
     """Answer ``question`` with the decomposer loop and the reasoner (see the module doc).
     ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
     ANSWERS_IN edges, ``chunk_entities``: chunk_id -> names of the entities the graph links to it
-    (all from the graph snapshot; the offline reasoner also finds those names in the text)."""
+    ``descriptions``: entity name -> its node's description (all from the graph snapshot; the
+    offline reasoner also finds those names in the text, and reads what each is from its description)."""
     rules = settings.rationale_qa
     store = store or VectorStore.for_settings(settings)
     known = available_collections(store)
@@ -442,10 +450,13 @@ def answer_question(
     gathered: list[ContextChunk] = []
     asked: list[str] = []
     chunk_entities = chunk_entities or {}
+    descriptions = descriptions or {}
 
     def known_names(chunks: list[ContextChunk]) -> None:
         if hasattr(rationale, "known_names"):
             rationale.known_names = sorted({n for c in chunks for n in chunk_entities.get(c.chunk_id, ())})
+        if hasattr(rationale, "descriptions"):
+            rationale.descriptions = {n: descriptions[n] for n in rationale.known_names if n in descriptions}
 
     for iteration in range(1, rules.max_iterations + 1):
         texts = [c.text for c in gathered]
@@ -466,12 +477,17 @@ def answer_question(
         if not sub_questions:
             round_.stop_reason = result.stop_reason = "the decomposer proposed nothing new"
             break
-        asked.extend(sub_questions)
         per_collection = index.search(sub_questions, rules.candidates_per_sub_question, {c.chunk_id for c in gathered})
         round_.matches = _best_per_sub_question(per_collection)
         have = {(c.collection, c.chunk_id) for c in gathered}
         fresh = {c: [m for m in hits if (c, m.chunk_id) not in have] for c, hits in per_collection.items()}
         selected = _select(fresh, question, settings)
+        # a sub-question is asked once it led to a chunk or found nothing new; one that lost the
+        # round to another may be proposed again ("What is <anchor>?" until a chunk naming it is in)
+        answered = {m.sub_question for hits in fresh.values() for m in hits}
+        asked.extend(
+            q for q in sub_questions if q not in answered or (selected is not None and q == selected.sub_question)
+        )
         if selected is None:
             round_.stop_reason = result.stop_reason = "no atomic question leads to a chunk not gathered yet"
             break
@@ -520,7 +536,13 @@ def answer_question(
             )
     if result.degraded is not None:
         names = sorted({n for c in context for n in chunk_entities.get(c.chunk_id, ())})
-        found = reason(question, texts, rules.max_answer_sentences, known_names=names)
+        found = reason(
+            question,
+            texts,
+            rules.max_answer_sentences,
+            known_names=names,
+            descriptions={n: descriptions[n] for n in names if n in descriptions},
+        )
         reasoned = Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
         reasoned.answer = f"{reasoned.answer} (Partial answer: {result.degraded}.)"
     result.answer = reasoned.answer.lstrip("#").strip() or NO_ANSWER
@@ -677,6 +699,7 @@ def ask(
     titles = snapshot.derived("chunk_titles", _chunk_titles) if snapshot is not None else {}
     answers_in = snapshot.derived("answers_in", _answers_in) if snapshot is not None else {}
     chunk_entities = snapshot.derived("chunk_entities", _chunk_entities) if snapshot is not None else {}
+    descriptions = snapshot.derived("entity_descriptions", _entity_descriptions) if snapshot is not None else {}
     entity_chunks = snapshot.derived("entity_chunks", _entity_chunks) if snapshot is not None else {}
     siblings = snapshot.derived("chunk_siblings", _chunk_siblings) if snapshot is not None else {}
     store = VectorStore.for_settings(settings) if vectors_exist(settings) else None
@@ -702,6 +725,7 @@ def ask(
         titles=titles,
         answers_in=answers_in,
         chunk_entities=chunk_entities,
+        descriptions=descriptions,
         entity_chunks=entity_chunks,
         siblings=siblings,
     )
@@ -742,6 +766,18 @@ def _chunk_entities(snapshot) -> dict[str, list[str]]:
         name = names.get(node_id)
         if name:
             out.setdefault(chunk_id, []).append(name)
+    return out
+
+
+def _entity_descriptions(snapshot) -> dict[str, str]:
+    """entity name -> its node's description (the sentence the graph describes it by)."""
+    import pyarrow.compute as pc
+
+    nodes = snapshot.nodes.filter(pc.equal(snapshot.nodes.column("node_kind"), "entity"))
+    out: dict[str, str] = {}
+    for name, description in zip(nodes.column("name").to_pylist(), nodes.column("description").to_pylist()):
+        if name and description and name not in out:
+            out[name] = description
     return out
 
 
