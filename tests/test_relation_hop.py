@@ -14,7 +14,7 @@ import pytest
 
 from kg_pipelines.config import load_settings
 from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
-from kg_pipelines.retrieval.entity_linking import LinkedNode, relation_words
+from kg_pipelines.retrieval.entity_linking import LinkedNode, relation_words, written_words
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
 from kg_pipelines.stores.vectors import VectorStore, vectors_column
 from tests.test_chunk_retrieval import chunk_rows
@@ -27,9 +27,9 @@ from tests.test_graph_ranking import tables
 PASSAGES = {
     "velmora": (
         "Velmora Observatory",
-        "The Velmora Observatory stands on the Tessaly Ridge. Ilse Marchetti "
-        "founded it in 1931 and directed it for twenty years.",
-        ["ilse marchetti", "tessaly ridge"],
+        "The Velmora Observatory stands on the Tessaly Ridge in Europe. Ilse Marchetti was its founder "
+        "in 1931 and directed it for twenty years.",
+        ["ilse marchetti", "tessaly ridge", "europe"],
     ),
     "ilse": (
         "Ilse Marchetti",
@@ -47,16 +47,45 @@ PASSAGES = {
         ["ilse marchetti"],
     ),
     "comet": ("Comet Aldane", "Comet Aldane was first seen by Ilse Marchetti in 1936.", ["ilse marchetti"]),
-    "medal": ("Orrin Medal", "The Orrin Medal went to Ilse Marchetti in 1950.", ["ilse marchetti"]),
+    "medal": (
+        "Orrin Medal",
+        "The Orrin Medal honours the founder of an observatory: founder after founder, Ilse Marchetti in 1950.",
+        ["ilse marchetti"],
+    ),
     "rheder": (
         "Tomas Rheder",
         "Tomas Rheder was a bridge engineer. His spouse was the astronomer Ilse Marchetti, whom he married in 1925.",
         ["ilse marchetti"],
     ),
 }
+# a hub: twenty passages mention Europe, which the first passage mentions too; one of them is all
+# about spouses, but a bridge in twenty passages says little about which one
+PASSAGES["royals"] = (
+    "Royal Spouses",
+    "Royal spouses: the spouse of a king in Europe kept archives, built abbeys, funded hospitals, ran estates, "
+    "raised heirs and wrote letters.",
+    ["europe"],
+)
+for n in range(19):
+    PASSAGES[f"europe{n}"] = (f"European Town {n}", f"Town number {n} lies in Europe.", ["europe"])
 # passages that resemble the question (founder, spouse, observatory) and answer nothing: they fill
 # the text ranking's best ten, as the many look-alikes of a real corpus do
-for place in ("Harrow", "Pell", "Aune", "Brisk", "Corvel", "Dunmere", "Esker", "Fallow", "Gorse", "Hythe", "Ivel"):
+for place in (
+    "Harrow",
+    "Pell",
+    "Aune",
+    "Brisk",
+    "Corvel",
+    "Dunmere",
+    "Esker",
+    "Fallow",
+    "Gorse",
+    "Hythe",
+    "Ivel",
+    "Jarrow",
+    "Keld",
+    "Lund",
+):
     PASSAGES[place.lower()] = (
         f"{place} Observatory",
         f"The founder of the {place} Observatory and his spouse gave the observatory its first telescope.",
@@ -123,7 +152,7 @@ def retriever(tmp_path):
 
 
 def ranked(retriever: ChunkRetriever, **options) -> list[str]:
-    retriever.options = retriever.options.model_copy(update=options)
+    retriever.options = retriever.settings.retrieval.model_copy(update=options)
     ranking = retriever.rank(QUESTION, ["c"])
     return [chunk for chunk, _ in retriever.variant_lists(ranking, ["c"], "graph_seeded")["c"]]
 
@@ -131,6 +160,7 @@ def ranked(retriever: ChunkRetriever, **options) -> list[str]:
 def test_relation_words_are_the_question_less_its_names_and_function_words():
     link = LinkedNode(0, "title:velmora observatory", "Velmora Observatory", "exact", 1.0, "Velmora Observatory")
     assert relation_words(QUESTION, [link]) == ["spouse", "founder"]
+    assert "founder" in written_words(["Ilse Marchetti was its founder."])
     # a word the question writes in lower case stays a relation word even if a node bears it
     common = LinkedNode(1, "entity:founder", "Founder", "exact", 1.0, "founder")
     assert relation_words(QUESTION, [link, common]) == ["spouse", "founder"]
@@ -140,6 +170,11 @@ def test_the_bridge_passage_that_states_the_relation_seeds_the_second_walk(retri
     found = ranked(retriever)
     # the first hop, the passage titled by the bridge's name (one step nearer), then the spouse's
     assert found[:3] == ["velmora", "ilse", "rheder"], found
+    # the relation is what the first passage does not already say: "founder" is written there, so the
+    # medal's founders do not count; and the hub's passage about spouses spreads thin
+    assert found.index("medal") > 3 and found.index("royals") > 3, found
+    # with one relation seed, it goes to the spouse's passage and not to the hub's
+    assert ranked(retriever, relation_hop_seeds=1)[:3] == ["velmora", "ilse", "rheder"]
     # without the relation's hop the founder's other passages tie with it and come first
     off = ranked(retriever, relation_hop_passages=0)
     assert off[:2] == ["velmora", "ilse"] and off.index("rheder") > 4, off
