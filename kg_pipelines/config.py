@@ -346,6 +346,20 @@ class RetrievalSettings(_Strict):
         description="graph_seeded*: the walk runs again also from the titles named in the text of its best "
         "this-many passages (0: off); docs/retrieval.md 'Seeds and the walk'",
     )
+    relation_hop_passages: int = Field(
+        default=3,
+        ge=0,
+        le=50,
+        description="graph_seeded*: the bridges of the second hop are the entities the first walk's best "
+        "this-many passages mention (0: no relation hop); docs/retrieval.md 'The relation's hop'",
+    )
+    relation_hop_seeds: int = Field(
+        default=3,
+        ge=0,
+        le=50,
+        description="graph_seeded*: the bridges' passages that best match the question's relation words seed "
+        "the second walk, at most this many (the r-th weighing passage_seed_weight / r)",
+    )
     fuzzy_cutoff: float = Field(
         default=90.0, ge=0, le=100, description="rapidfuzz ratio a question's name needs to link to a node name"
     )

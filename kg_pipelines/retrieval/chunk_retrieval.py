@@ -178,6 +178,22 @@ class CollectionIndex:
         )
         return {r["chunk_id"]: ChunkRow(**r) for r in data}
 
+    def bm25_within(self, query: str, chunk_ids: list[str], k: int) -> list[tuple[str, float]]:
+        """(chunk_id, BM25 score) of ``query`` among ``chunk_ids`` only (the index's statistics are the
+        whole table's, so a word rare in the collection still weighs more), best first."""
+        table = self.table()
+        query = clean_query(query)
+        if table is None or not query or not chunk_ids:
+            return []
+        rows = (
+            table.search(query, query_type="fts")
+            .where(f"chunk_id IN ({sql_list(chunk_ids)})", prefilter=True)
+            .select(["chunk_id", "_score"])
+            .limit(k)
+            .to_arrow()
+        )
+        return list(zip(rows.column("chunk_id").to_pylist(), rows.column("_score").to_pylist()))
+
 
 # -- the retriever: text ranks, graph ranks, and how they combine ----------------------------------
 
@@ -300,11 +316,15 @@ class ChunkRetriever:
         """(chunk_id, walk probability) per collection, the walk restarting at the linked names and at
         ``passage_seeds`` (chunk_id -> restart weight, on the scale of a name linked exactly to one
         passage, which weighs 1)."""
-        from kg_pipelines.retrieval.graph_ranking import personalized_pagerank, rank_chunks
+        return self._by_collection(self.walk(ranking, passage_seeds), collections)
 
-        snapshot, graph, _ = self.graph()
+    def walk(self, ranking: QuestionRanking, passage_seeds: dict[str, float]) -> np.ndarray | None:
+        """The walk's probability of every node of the passage graph (None: no graph or no seed)."""
+        from kg_pipelines.retrieval.graph_ranking import personalized_pagerank
+
+        _, graph, _ = self.graph()
         if graph is None or graph.empty:
-            return {c: [] for c in collections}
+            return None
         seeds: dict[int, float] = {}
         for link in ranking.links:
             weight = seed_weight(link, graph, ranking.question, self.options.passage_seed_weight)
@@ -314,12 +334,18 @@ class ChunkRetriever:
             if position is not None:
                 seeds[position] = seeds.get(position, 0.0) + weight
         if not seeds:
-            return {c: [] for c in collections}
-        rank = personalized_pagerank(graph, seeds, damping=self.options.damping)
-        owner = _chunk_collections(snapshot)
-        ranked = rank_chunks(graph, rank, len(graph.chunk_ids))
+            return None
+        return personalized_pagerank(graph, seeds, damping=self.options.damping)
+
+    def _by_collection(self, rank: np.ndarray | None, collections: list[str]) -> dict[str, list[tuple[str, float]]]:
+        from kg_pipelines.retrieval.graph_ranking import rank_chunks
+
+        snapshot, graph, _ = self.graph()
         per_collection: dict[str, list[tuple[str, float]]] = {c: [] for c in collections}
-        for chunk_id, score in ranked:
+        if rank is None:
+            return per_collection
+        owner = _chunk_collections(snapshot)
+        for chunk_id, score in rank_chunks(graph, rank, len(graph.chunk_ids)):
             bucket = per_collection.get(owner.get(chunk_id))
             if bucket is not None and len(bucket) < self.options.candidates:
                 bucket.append((chunk_id, score))
@@ -354,9 +380,14 @@ class ChunkRetriever:
             for c in collections
             for rank, (chunk_id, _) in enumerate(hybrid[c][: self.options.seed_passages], 1)
         }
-        seeded = self.graph_ranking(ranking, collections, seeds)
-        named = self._titles_named_by_best(seeded, collections) if self._names_lead(ranking) else []
-        if named:  # the walk again, also from the titles its best passages name (docs/retrieval.md)
+        first = self.walk(ranking, seeds)
+        seeded = self._by_collection(first, collections)
+        named, related = [], {}
+        if self._names_lead(ranking):
+            named = self._titles_named_by_best(seeded, collections)
+            related = self._relation_passages(ranking, first, seeded, collections, named)
+        if named or related:  # the walk again, also from where its best passages lead (docs/retrieval.md)
+            seeds = {c: seeds.get(c, 0.0) + related.get(c, 0.0) for c in {**seeds, **related}}
             seeded = self.graph_ranking(replace(ranking, links=[*ranking.links, *named]), collections, seeds)
         if variant == "graph_seeded":
             # no name linked and no graph: the text ranking stands
@@ -373,6 +404,12 @@ class ChunkRetriever:
             link.method in ("exact", "fuzzy") and not common_word_mention(link, ranking.question)
             for link in ranking.links
         )
+
+    @staticmethod
+    def _writes_name(link, question: str) -> bool:
+        from kg_pipelines.retrieval.entity_linking import common_word_mention
+
+        return link.method in ("exact", "fuzzy") and not common_word_mention(link, question)
 
     def _titles_named_by_best(self, lists: dict[str, list[tuple[str, float]]], collections: list[str]) -> list:
         """Title nodes named in the text of each collection's ``text_title_passages`` best passages of
@@ -394,6 +431,64 @@ class ChunkRetriever:
                 own = set(graph.transition[:, position].nonzero()[0].tolist())
                 found += titles_named_in(rows[chunk_id].text, names, graph, 1.0 / rank, own)
         return found
+
+    def _relation_passages(
+        self,
+        ranking: QuestionRanking,
+        walked: np.ndarray | None,
+        lists: dict[str, list[tuple[str, float]]],
+        collections: list[str],
+        named: list,
+    ) -> dict[str, float]:
+        """The next hop chosen by the question's relation (docs/retrieval.md, "The relation's hop").
+        First-hop passages: the first walk's ``relation_hop_passages`` best passages that touch a
+        name the question writes. Bridges: the entities they mention that the question does not
+        link, and the titles their text names (``named``). The relation: the question's words less
+        its names, function words and the words the first-hop passages already write ("the state
+        where Henry Worrall died has how many congressional districts" -> state, congressional,
+        districts). Each bridge passage scores its BM25 for those words times its first-walk
+        probability (a bridge in hundreds of passages spreads thin); the ``relation_hop_seeds`` best
+        seed the second walk, the r-th weighing ``passage_seed_weight`` / r, as a text ranking's
+        passage does. chunk_id -> restart weight."""
+        from kg_pipelines.retrieval.entity_linking import relation_words, written_words
+
+        depth, keep = self.options.relation_hop_passages, self.options.relation_hop_seeds
+        _, graph, _ = self.graph()
+        asked = relation_words(ranking.question, ranking.links)
+        if not depth or not keep or not asked or walked is None or graph is None or graph.empty:
+            return {}
+        indptr, indices, kinds = graph.transition.indptr, graph.transition.indices, graph.kinds
+
+        def neighbours(position: int) -> list[int]:
+            return indices[indptr[position] : indptr[position + 1]].tolist()
+
+        linked = {link.position for link in ranking.links}
+        written = {link.position for link in ranking.links if self._writes_name(link, ranking.question)}
+        out: dict[str, float] = {}
+        for collection in collections:
+            best = [graph.position.get("chunk:" + chunk_id) for chunk_id, _ in lists.get(collection, [])[:depth]]
+            best = [p for p in best if p is not None and written.intersection(neighbours(p))]
+            bridges = {p for b in best for p in neighbours(b) if kinds[p] == "entity"} - linked
+            bridges |= {link.position for link in named}
+            candidates = sorted({p for b in bridges for p in neighbours(b) if kinds[p] == "chunk"} - set(best))
+            if not candidates:
+                continue
+            index = self.index(collection)
+            said = written_words(
+                row.text for row in index.rows([graph.node_ids[p].removeprefix("chunk:") for p in best]).values()
+            )
+            words = [w for w in asked if w.removesuffix("s") not in said]
+            hits = index.bm25_within(
+                " ".join(words), [graph.node_ids[p].removeprefix("chunk:") for p in candidates], len(candidates)
+            )
+            scored = sorted(
+                ((score * walked[graph.position["chunk:" + chunk_id]], chunk_id) for chunk_id, score in hits),
+                key=lambda pair: (-pair[0], pair[1]),
+            )
+            for rank, (score, chunk_id) in enumerate(scored[:keep], 1):
+                if score > 0:
+                    out[chunk_id] = out.get(chunk_id, 0.0) + self.options.passage_seed_weight / rank
+        return out
 
     # -- the answer --------------------------------------------------------------------------------
     def retrieve(
