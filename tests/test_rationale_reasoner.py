@@ -163,3 +163,56 @@ def test_a_gene_symbol_and_its_protein_name_are_one_answer_not_two():
     found = reason("Which protein downstream of AMPK does the sirtuin that deacetylates TP53 deacetylate?", REPAIR)
     assert found.answer_entity != "p53" and not found.answer.startswith("p53"), found.answer
     assert _same_symbol("tp53", "p53") and not _same_symbol("cdk4", "cdk6") and not _same_symbol("sirt1", "sirt1")
+
+
+# a thing the question describes by a relative clause and names by no type noun
+KETONES = [
+    "During fasting, ketone bodies switch on the cellular energy gauge SNF1 in yeast. "
+    "The kinase Elm1 phosphorylates and activates SNF1. "
+    "Glucose starvation turns on the transcription factor Msn2 in the nucleus."
+]
+
+
+def test_a_thing_the_question_describes_between_its_names_and_the_answer_is_not_the_answer():
+    # ketone bodies -> SNF1 is one sentence; SNF1 is the thing described, Elm1 the answer
+    q = "Which kinase activates the energy gauge that ketone bodies switch on?"
+    assert read_question(q).described == [frozenset({"energ", "gauge"})]
+    names = ["ketone bodies", "SNF1", "Elm1", "Msn2"]
+    # the text calls SNF1 the energy gauge: the answer is one hop further, Elm1
+    two_hops = reason(
+        "Which kinase activates the energy gauge that ketone bodies switch on?", KETONES, known_names=names
+    )
+    assert two_hops.supported and two_hops.answer_entity.casefold() == "elm1" and two_hops.bridges == ["SNF1"], (
+        two_hops.answer
+    )
+    # the text never calls SNF1 a sensor: neither SNF1 (the thing described) nor Elm1 is supported
+    unsaid = reason("Which kinase activates the fuel sensor that ketone bodies switch on?", KETONES, known_names=names)
+    assert not unsaid.supported, unsaid.answer
+
+
+STARCH = [
+    "Butyrate is produced by gut bacteria from resistant starch in legumes. "
+    "Butyrate is produced from resistant starch by Roseburia intestinalis, an anaerobic bacterium of the colon."
+]
+
+
+def test_a_community_is_no_member_of_the_kind_asked():
+    q = "Which gut bacterial species turns the resistant starch of legumes into butyrate?"
+    found = reason(q, STARCH)
+    assert found.supported and found.answer_entity == "Roseburia Intestinalis", found.answer
+    # "gut bacteria" (the node Gut Microbiota) produces it too, but a community is no species
+    only_community = reason(q, [STARCH[0].split(". ")[0] + "."])
+    assert not only_community.supported, only_community.answer
+
+
+SIGNALLING = ["The kinase LKB1 phosphorylates AMPK at threonine 172. AMPK phosphorylates TSC2 in the cytoplasm."]
+
+
+def test_the_answer_stands_where_the_question_puts_it_to_the_verb():
+    upstream = "Which protein phosphorylates AMPK?"
+    assert reason(upstream, SIGNALLING).answer_entity == "LKB1"
+    assert reason("Which protein does AMPK phosphorylate?", SIGNALLING).answer_entity == "TSC2"
+    assert reason("Which protein is phosphorylated by AMPK?", SIGNALLING).answer_entity == "TSC2"
+    # only the downstream sentence: TSC2 is phosphorylated by AMPK, it does not phosphorylate AMPK
+    downstream_only = reason(upstream, [SIGNALLING[0].split(". ")[1]])
+    assert not downstream_only.supported and "other way round" in downstream_only.reason, downstream_only.answer

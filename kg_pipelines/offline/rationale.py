@@ -209,6 +209,9 @@ class ContextSentence:
     entities: dict[str, str]  # entity key -> display name
     relations: dict[frozenset[str], tuple[str, ...]] = field(default_factory=dict)  # pair -> keywords
     written: dict[str, str] = field(default_factory=dict)  # node_key of a surface ("lps") -> entity key
+    # (source, target) -> keywords of each relation the extractor read with a verb, in the sentence's
+    # direction ("SIRT1 deacetylates FOXO3": (sirt1, foxo3))
+    directed: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def relation_classes(self) -> set[str]:
@@ -272,9 +275,12 @@ def build_context_graph(
                 per_sentence.setdefault(m.sent, {})[key] = names[key]
                 surfaces.setdefault(m.sent, {})[node_key(m.surface)] = key
         relations: dict[int, dict[frozenset[str], tuple[str, ...]]] = {}
+        directed: dict[int, dict[tuple[str, str], tuple[str, ...]]] = {}
         for r in extraction.relations:
-            pair = frozenset((node_key(r.source.name), node_key(r.target.name)))
-            relations.setdefault(r.sent, {})[pair] = tuple(r.keywords)
+            ends = (node_key(r.source.name), node_key(r.target.name))
+            relations.setdefault(r.sent, {})[frozenset(ends)] = tuple(r.keywords)
+            if set(r.keywords) & verb_tags():
+                directed.setdefault(r.sent, {})[ends] = tuple(r.keywords)
         n = 0
         for i, clean in enumerate(a.clean):
             if a.headings[i] or len(clean.strip()) < 2:
@@ -296,6 +302,7 @@ def build_context_graph(
                     entities=entities,
                     relations=relations.get(i, {}),
                     written=surfaces.get(i, {}),
+                    directed=directed.get(i, {}),
                 )
             )
     by_entity: dict[str, list[int]] = {}
@@ -333,6 +340,12 @@ class QuestionParts:
     wh_describing: frozenset[str] = frozenset()
     meant: dict[str, frozenset[str]] = field(default_factory=dict)  # relation class -> stems of the
     # question's own phrase that means it ("switch on" -> activates), see ``relation_by_meaning``
+    # the noun phrases the question describes by a relative clause outside the wh-phrase but names by
+    # no type noun ("the energy sensor that X switches on"): content stems of each
+    described: list[frozenset[str]] = field(default_factory=list)
+    # what the answer is to the question's verb: its subject ("source": "Which kinase activates X?")
+    # or its object ("target": "Which kinase does X activate?", "Which kinase is activated by X?")
+    answer_role: str | None = None
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -462,6 +475,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue
         meant[cls] = meant.get(cls, frozenset()) | {stem(w) for w in words(phrase) if _content_word(w)}
     required = [a for a in ordered if a in written] or ordered[:1]
+    described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
+    answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
     return QuestionParts(
         text=question,
         anchors=ordered,
@@ -478,6 +493,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         wh_end=wh_end,
         wh_first=wh_first,
         meant=meant,
+        described=described,
+        answer_role=answer_role,
         wh_describing=frozenset(
             stem(w)
             for s, _e, w in tokens
@@ -488,6 +505,57 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             and noun_form(w) != wh_noun
         ),
     )
+
+
+DO_WORDS = frozenset("does do did".split())
+BE_WORDS = frozenset("is are was were".split())
+
+
+def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: set[int]) -> str | None:
+    """The answer's role to the verb right after the wh-phrase: "Which kinase activates X" makes it
+    the subject ('source'); "Which kinase does X activate" and "Which kinase is activated by X" the
+    object ('target'); None when the question is worded otherwise."""
+    after = [(start, word.casefold()) for start, _end, word in tokens if start >= wh_end]
+    if not after:
+        return None
+    start, word = after[0]
+    if word in DO_WORDS:
+        return "target"
+    if word in BE_WORDS:
+        passive = len(after) > 2 and after[1][0] in cue_starts and after[2][1] == "by"
+        return "target" if passive else None
+    return "source" if start in cue_starts else None
+
+
+RELATIVE_WORDS = frozenset("that which whom whose".split())
+DESCRIBED_MAX_WORDS = 4  # words between the article and the relative pronoun of a described phrase
+
+
+def _described_phrases(
+    tokens: list[tuple[int, int, str]], wh_first: int, wh_end: int, anchor_tokens: set[int]
+) -> list[frozenset[str]]:
+    """Content stems of each noun phrase that an article opens and a relative clause describes,
+    outside the wh-phrase and named by no type noun or anchor ("the energy sensor that lithocholic
+    acid switches on"): a thing the question does not name, between its names and the answer."""
+    nouns = type_nouns()
+    found: list[frozenset[str]] = []
+    for k, (start, _end, word) in enumerate(tokens):
+        if word.casefold() not in RELATIVE_WORDS or wh_first <= start < wh_end:
+            continue
+        for d in range(k - 1, max(-1, k - DESCRIBED_MAX_WORDS - 2), -1):
+            if tokens[d][2].casefold() in ARTICLES:
+                phrase = range(d + 1, k)
+                if (
+                    phrase
+                    and tokens[d][0] >= wh_end
+                    and not set(phrase) & anchor_tokens
+                    and not any(noun_form(tokens[i][2]) in nouns for i in phrase)
+                ):
+                    stems = frozenset(stem(tokens[i][2].casefold()) for i in phrase if _content_word(tokens[i][2]))
+                    if stems:
+                        found.append(stems)
+                break
+    return found
 
 
 PARTICLES = frozenset(data_lines("verb_particles.txt"))
@@ -597,6 +665,7 @@ class Chain:
     kind_ok: bool = False
     unrelated_hops: int = 0  # hops whose sentence pairs their two ends by no relation (a list, a mention)
     negated: bool = False
+    reversed: bool = False  # the last hop's sentence relates its two ends the other way round
 
 
 @dataclass
@@ -632,6 +701,16 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return False
     others = [words(k) for k in graph.names if k != key and _mentions(node_key(description), k)]
     return _calls(words(description), words(key), noun, others)
+
+
+COLLECTIVE_NOUNS = frozenset(data_lines("collective_nouns.txt"))
+
+
+def _collective(key: str, noun: str | None) -> bool:
+    """Whether entity ``key`` names a group ("gut microbiota") where the question asks for one of a
+    kind ("which species", "which bacterium"): a community is not one of its members."""
+    name = words(key)
+    return bool(name) and noun_form(name[-1]) in COLLECTIVE_NOUNS and noun_form(name[-1]) != noun
 
 
 MIN_SYMBOL_LETTERS = 4  # a symbol's letters abbreviate a noun only this long ("SIRT" of sirtuin; "CDK" no)
@@ -813,17 +892,17 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.kind_ok = (
             bool(q.wh_noun or q.wh_names)
             and (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types))
+            and not _collective(chain.candidate, q.wh_noun)
             and _named_as(graph, chain.candidate, q.wh_names)
         )
-        bridge_ok = chain.bridge is not None and any(
-            _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
-        )
+        bridge_ok = chain.bridge is not None and _bridge_described(q, graph, chain.bridge)
         # each hop links its two ends in its sentence, not negated
         # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
         # strains did not prevent C. difficile diarrhoea" denies Lactobacillus -> C. difficile)
         chain.negated = any(_hop_negated(sentences[0], a, ends[1]) for a in in_first if len(ends) > 1) or any(
             _hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends)
         )
+        chain.reversed = _reversed(q, sentences[-1], ends[-2], ends[-1]) if len(ends) > 1 else False
         related = sum(
             1
             for i, s in enumerate(sentences)
@@ -844,9 +923,35 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             - (0.6 if chain.bridge is not None else 0.0)
             - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
             - (2.0 if chain.negated else 0.0)
+            - (2.0 if chain.reversed else 0.0)
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
     return chains
+
+
+def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: str) -> bool:
+    """Whether the sentence relates the answer to the entity before it only in the direction the
+    question does not ask ("AMPK phosphorylates TSC2" does not answer "Which kinase activates
+    AMPK?"): both directions, or none read with a verb, leave it open."""
+    if q.answer_role is None:
+        return False
+    forward = (answer, before) if q.answer_role == "source" else (before, answer)
+    backward = (forward[1], forward[0])
+    return backward in sentence.directed and forward not in sentence.directed
+
+
+def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str) -> bool:
+    """Whether the text says the bridge is what the question describes between its names and the
+    answer: of a type noun it writes ("the drug tested in ..."), or a sentence naming the bridge (or
+    its node description) holds every word of a phrase the question describes by a relative clause
+    ("the energy gauge that X switches on": "the cellular energy gauge SNF1")."""
+    if any(_is_kind(graph, bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns):
+        return True
+    said = [graph.sentences[p].stems for p in graph.by_entity.get(bridge, ())]
+    description = graph.descriptions.get(bridge)
+    if description:
+        said.append(frozenset(stem(w) for w in words(description)))
+    return any(phrase <= stems for phrase in q.described for stems in said)
 
 
 def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
@@ -865,6 +970,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
         return "the text states the relation as negated"
+    if chain.reversed:
+        return "the text states the relation the other way round"
     if chain.unrelated_hops and chain.unrelated_hops == len(chain.positions) and not q.relations:
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
@@ -876,12 +983,17 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
         return f"no connected entity is of the kind the question asks for ({kind})"
-    if chain.bridge is not None and not any(
-        _is_kind(graph, chain.bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns
-    ):
+    if chain.bridge is not None and not _bridge_described(q, graph, chain.bridge):
         # a second hop is an answer only to a question that describes the thing between ("the
         # drug tested in ..."): through any shared word ("mice") it would link anything
         return "the question describes no intermediate entity the second sentence could follow"
+    if chain.bridge is None and q.described:
+        # the question goes through a thing it describes ("the energy sensor that X switches on"):
+        # one sentence answers it only when it writes that thing too, else its other end is the thing
+        # described, not the answer
+        said = set().union(*(graph.sentences[p].stems for p in chain.positions))
+        if not all(phrase & said for phrase in q.described):
+            return "no connecting sentence names the thing the question describes between its names and the answer"
     for noun in q.bridge_nouns:
         kinds = type_nouns()[noun]
         if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
