@@ -41,6 +41,11 @@ class ChunkJobSettings(_Strict):
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=30.0, ge=0)
     commit_every: int = Field(default=256, ge=1, description="Chunks written per transaction (a crash loses one batch)")
+    embed_every: int = Field(
+        default=4096,
+        ge=1,
+        description="New chunks embedded per call, over commit batches (a crash loses that embedding only)",
+    )
     max_retry_rounds: int = Field(
         default=8,
         ge=1,

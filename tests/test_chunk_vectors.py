@@ -66,7 +66,7 @@ def test_a_window_of_commit_batches_is_embedded_in_one_call(collection, monkeypa
     ctx = collection
     embedder = CountingEmbedder()
     ctx.embedder_for = lambda _c: embedder
-    monkeypatch.setattr(chunking, "EMBED_WINDOW", 8)
+    monkeypatch.setattr(ctx.settings.chunk_jobs, "embed_every", 8)
     report = chunking.sync_chunks(ctx, SyncScope("bio"), default_token_counter())
     assert report.chunks == report.chunks_embedded == 12
     assert embedder.calls == [8, 4]  # not six calls of two
@@ -75,7 +75,7 @@ def test_a_window_of_commit_batches_is_embedded_in_one_call(collection, monkeypa
 
 def test_a_run_killed_between_rows_and_vectors_is_completed_by_the_next_run(collection, monkeypatch):
     ctx = collection
-    monkeypatch.setattr(chunking, "EMBED_WINDOW", 4)
+    monkeypatch.setattr(ctx.settings.chunk_jobs, "embed_every", 4)
     dying = CountingEmbedder(fail_on=2)  # the first window's vectors are written, the second's not
     ctx.embedder_for = lambda _c: dying
     with pytest.raises(KeyboardInterrupt):

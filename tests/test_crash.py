@@ -24,7 +24,8 @@ TOPICS = [
     "Resveratrol activates SIRT1 in mice",
     "Senolytics clear senescent cells in old mice",
 ]
-SETTINGS = {"chunk_tokens": 48, "chunk_jobs": {"workers": 2, "commit_every": 4}}
+# small commit batches and embedding windows: the chunk stage advances in steps a kill can fall between
+SETTINGS = {"chunk_tokens": 48, "chunk_jobs": {"workers": 2, "commit_every": 4, "embed_every": 8}}
 TABLES = {
     "documents": "document_id, content_hash, title",
     "chunks": "chunk_id, text_hash, summary, prior_summary",

@@ -194,7 +194,7 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     LLM or the embedder. Documents are processed concurrently (``workers``), each one's blocks in
     order, because every summary is the next block's context. Rows go in batches of about
     ``ctx.batch_size`` chunks, one DuckDB transaction per batch; the new chunks of up to
-    ``EMBED_WINDOW`` chunks' worth of batches are then embedded in one call (see ``EMBED_WINDOW``)
+    ``chunk_jobs.embed_every`` chunks' worth of batches are then embedded in one call
     and written to LanceDB, and only then are their documents marked chunked
     (``document_chunking``, a transaction per batch). A crash between the two leaves chunks
     without vectors, whose documents are not marked: the next run takes them up again, reuses
@@ -242,7 +242,7 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
         report.documents += len(batch.ids)
         report.chunks += len(batch.chunk_rows)
         window.append(batch)
-        if sum(len(b.to_embed) for b in window) >= EMBED_WINDOW:
+        if sum(len(b.to_embed) for b in window) >= ctx.settings.chunk_jobs.embed_every:
             embed_window()
 
     def embed_window() -> None:
@@ -263,11 +263,11 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     return report
 
 
-# Chunks embedded per call: the embedder orders a call's texts by length, so that a batch of 64
-# pads to little; a commit batch of 256 chunks padded HotpotQA's 994 passages to 17 % more word
-# pieces than one call over all of them. The window bounds what is held for it (the chunks'
-# texts and vectors) and what a crash costs (embedding only: the rows are written by then).
-EMBED_WINDOW = 4096
+# Chunks embedded per call (``chunk_jobs.embed_every``, 4,096): the embedder orders a call's texts
+# by length, so that a batch of 64 pads to little; a commit batch of 256 chunks padded HotpotQA's
+# 994 passages to 17 % more word pieces than one call over all of them. The window bounds what is
+# held for it (the chunks' texts and vectors) and what a crash costs (embedding only: the rows are
+# written by then).
 
 
 def _document_batches(docs: list[dict], chunks_per_batch: int, chunk_tokens: int):
