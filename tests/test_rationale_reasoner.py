@@ -10,6 +10,7 @@ import sys
 from kg_pipelines.offline.rationale import (
     NO_ANSWER,
     _abbreviates,
+    _calls,
     _described_as,
     _is_kind,
     _same_symbol,
@@ -216,3 +217,23 @@ def test_the_answer_stands_where_the_question_puts_it_to_the_verb():
     # only the downstream sentence: TSC2 is phosphorylated by AMPK, it does not phosphorylate AMPK
     downstream_only = reason(upstream, [SIGNALLING[0].split(". ")[1]])
     assert not downstream_only.supported and "other way round" in downstream_only.reason, downstream_only.answer
+
+
+GAUGE = [
+    "Metformin activates the cellular energy gauge AMPK in the liver. "
+    "Reviews of energy signalling discuss AMPK, SIRT1 and PGC-1alpha together."
+]
+
+
+def test_the_hop_to_the_answer_must_state_the_questions_verb_not_only_name_both():
+    # AMPK is the gauge metformin switches on; the list sentence names PGC-1alpha beside it, no more
+    found = reason("Which protein activates the energy gauge that metformin switches on?", GAUGE)
+    assert not found.supported and "by no verb" in found.reason, found.answer
+
+
+def test_only_a_verb_after_a_bracketed_abbreviation_makes_a_description():
+    # "Nicotinamide riboside (NR) is an NAD+ precursor" calls the riboside a precursor
+    assert _calls("nicotinamide riboside nr is an nad precursor".split(), ["nicotinamide", "riboside"], "precursor", [])
+    # "ATP on the gamma subunit, and the upstream kinase ..." does not call ATP a kinase
+    sentence = "amp and adp displace atp on the gamma subunit and the upstream kinase phosphorylates it".split()
+    assert not _calls(sentence, ["atp"], "kinase", [])

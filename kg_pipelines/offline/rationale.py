@@ -666,6 +666,7 @@ class Chain:
     unrelated_hops: int = 0  # hops whose sentence pairs their two ends by no relation (a list, a mention)
     negated: bool = False
     reversed: bool = False  # the last hop's sentence relates its two ends the other way round
+    last_related: bool = True  # the last hop's sentence relates its two ends by more than naming both
 
 
 @dataclass
@@ -785,8 +786,9 @@ def _calls(
     for i in places:
         before = sentence_words[max(0, i - 1) : i]
         after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
-        if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in COPULAS:
-            after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between
+        if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in BE_WORDS:
+            after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between (not
+            # "ATP on the gamma subunit, and the upstream kinase LKB1": an article is no copula here)
         described = bool(after[:1]) and after[0] in COPULAS
         if described:
             for j in range(1, len(after)):
@@ -903,6 +905,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             _hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends)
         )
         chain.reversed = _reversed(q, sentences[-1], ends[-2], ends[-1]) if len(ends) > 1 else False
+        last_tags = sentences[-1].relations.get(frozenset(ends[-2:]), ()) if len(ends) > 1 else ()
+        chain.last_related = any(t != "co-occurrence" for t in last_tags)
         related = sum(
             1
             for i, s in enumerate(sentences)
@@ -972,6 +976,10 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return "the text states the relation as negated"
     if chain.reversed:
         return "the text states the relation the other way round"
+    if chain.bridge is not None and q.answer_role is not None and not chain.last_related:
+        # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
+        # own verb; a sentence that only names the answer beside the bridge (a list) does not state it
+        return "the second sentence names the answer beside the bridge but relates them by no verb"
     if chain.unrelated_hops and chain.unrelated_hops == len(chain.positions) and not q.relations:
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
