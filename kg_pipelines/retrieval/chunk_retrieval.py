@@ -398,18 +398,9 @@ class ChunkRetriever:
         """Whether the question writes a name the graph knows (an exact or fuzzy link that is not a
         common word): only then do its best passages carry the question's subject, and the titles
         they name are a next hop rather than a neighbour of a passage that merely resembles it."""
-        from kg_pipelines.retrieval.entity_linking import common_word_mention
+        from kg_pipelines.retrieval.entity_linking import writes_name
 
-        return any(
-            link.method in ("exact", "fuzzy") and not common_word_mention(link, ranking.question)
-            for link in ranking.links
-        )
-
-    @staticmethod
-    def _writes_name(link, question: str) -> bool:
-        from kg_pipelines.retrieval.entity_linking import common_word_mention
-
-        return link.method in ("exact", "fuzzy") and not common_word_mention(link, question)
+        return any(writes_name(link, ranking.question) for link in ranking.links)
 
     def _titles_named_by_best(self, lists: dict[str, list[tuple[str, float]]], collections: list[str]) -> list:
         """Title nodes named in the text of each collection's ``text_title_passages`` best passages of
@@ -450,7 +441,7 @@ class ChunkRetriever:
         probability (a bridge in hundreds of passages spreads thin); the ``relation_hop_seeds`` best
         seed the second walk, the r-th weighing ``passage_seed_weight`` / r, as a text ranking's
         passage does. chunk_id -> restart weight."""
-        from kg_pipelines.retrieval.entity_linking import relation_words, written_words
+        from kg_pipelines.retrieval.entity_linking import relation_words, writes_name, written_words
 
         depth, keep = self.options.relation_hop_passages, self.options.relation_hop_seeds
         _, graph, _ = self.graph()
@@ -463,7 +454,7 @@ class ChunkRetriever:
             return indices[indptr[position] : indptr[position + 1]].tolist()
 
         linked = {link.position for link in ranking.links}
-        written = {link.position for link in ranking.links if self._writes_name(link, ranking.question)}
+        written = {link.position for link in ranking.links if writes_name(link, ranking.question)}
         out: dict[str, float] = {}
         for collection in collections:
             best = [graph.position.get("chunk:" + chunk_id) for chunk_id, _ in lists.get(collection, [])[:depth]]
