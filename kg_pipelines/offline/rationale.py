@@ -1014,6 +1014,13 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     return ""
 
 
+def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain | None, str]:
+    """The chains, the best one and why it does not answer ('' when it does)."""
+    chains = _chains(q, graph)
+    best = chains[0] if chains else None
+    return chains, best, _verdict(q, graph, best)
+
+
 def reason(
     question: str,
     context: list[str],
@@ -1027,9 +1034,7 @@ def reason(
     if not graph.sentences:
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
     q = read_question(question, graph)
-    chains = _chains(q, graph)
-    best = chains[0] if chains else None
-    why = _verdict(q, graph, best)
+    chains, best, why = _judged(q, graph)
     if best is not None and not why:
         used = [graph.sentences[p] for p in best.positions][:max_sentences]
         name = graph.names.get(best.candidate, best.candidate)
@@ -1152,9 +1157,8 @@ def propose_sub_questions(
     graph = build_context_graph(context, known_names, descriptions)
     q = read_question(goal, graph if context else None)
     if context:
-        found = reason(goal, context, known_names=known_names, descriptions=descriptions)
-        if found.supported:
-            return []  # the context states the answer: time to answer
+        if graph.sentences and not _judged(q, graph)[2]:
+            return []  # the context states the answer (as ``reason`` would): time to answer
     else:
         propose(goal.strip())
     for anchor in q.anchors:
