@@ -452,11 +452,14 @@ def answer_question(
     chunk_entities = chunk_entities or {}
     descriptions = descriptions or {}
 
+    def described(names: list[str]) -> dict[str, str]:
+        return {n: descriptions[n] for n in names if n in descriptions}
+
     def known_names(chunks: list[ContextChunk]) -> None:
         if hasattr(rationale, "known_names"):
             rationale.known_names = sorted({n for c in chunks for n in chunk_entities.get(c.chunk_id, ())})
         if hasattr(rationale, "descriptions"):
-            rationale.descriptions = {n: descriptions[n] for n in rationale.known_names if n in descriptions}
+            rationale.descriptions = described(rationale.known_names)
 
     for iteration in range(1, rules.max_iterations + 1):
         texts = [c.text for c in gathered]
@@ -541,7 +544,7 @@ def answer_question(
             texts,
             rules.max_answer_sentences,
             known_names=names,
-            descriptions={n: descriptions[n] for n in names if n in descriptions},
+            descriptions=described(names),
         )
         reasoned = Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
         reasoned.answer = f"{reasoned.answer} (Partial answer: {result.degraded}.)"
