@@ -18,7 +18,8 @@ PEA, DUP = "concept:palmitoylethanolamide", "concept:palmitoyl ethanolamide"
 NEW = "compound:palmitoylethanolamide"
 
 
-def merged_then_retyped(conn):
+def put_trial(conn):
+    """A document naming the lipid (typed concept) and its receptor, linked."""
     put_document(
         conn,
         "trial",
@@ -26,6 +27,16 @@ def merged_then_retyped(conn):
         [("Palmitoylethanolamide", "concept"), ("PPAR-alpha", "protein")],
         [("Palmitoylethanolamide", "PPAR-alpha")],
     )
+
+
+def retype_by_review(conn):
+    """A later document types the lipid a compound: graph building re-keys its node."""
+    put_document(conn, "review", "c", [("Palmitoylethanolamide", "compound")], [])
+    assert update_graph(conn, ["review"], T0 + timedelta(days=1)).nodes_retyped == 1
+
+
+def merged_then_retyped(conn):
+    put_trial(conn)
     put_document(
         conn,
         "pain",
@@ -41,9 +52,7 @@ def merged_then_retyped(conn):
         VALUES (1, ?, 'search', ?, ?, true)""",
         [f"RELATED:{PEA}->protein:ppar alpha", T0, T0],
     )
-    # a later document types the lipid a compound: the merged node is re-keyed to compound
-    put_document(conn, "review", "c", [("Palmitoylethanolamide", "compound")], [])
-    assert update_graph(conn, ["review"], T0 + timedelta(days=1)).nodes_retyped == 1
+    retype_by_review(conn)  # the merged node is re-keyed to compound
     assert node(conn, PEA) is None and node(conn, NEW) is not None
     return merge_id
 
@@ -81,18 +90,11 @@ def test_a_use_queued_before_a_rekey_reinforces_the_edge_as_it_is_named_now(conn
     """A search queued a use of an edge; before the queue is applied a document re-keys one of the
     edge's ends: the use reaches the re-keyed edge, not the 'missing' count."""
     settings = load_settings(tmp_path)
-    put_document(
-        conn,
-        "trial",
-        "c",
-        [("Palmitoylethanolamide", "concept"), ("PPAR-alpha", "protein")],
-        [("Palmitoylethanolamide", "PPAR-alpha")],
-    )
+    put_trial(conn)
     update_graph(conn, ["trial"], T0)
     old_edge, new_edge = f"RELATED:{PEA}->protein:ppar alpha", f"RELATED:{NEW}->protein:ppar alpha"
     assert record_activations(settings, [old_edge], "search", T0) == 1
-    put_document(conn, "review", "c", [("Palmitoylethanolamide", "compound")], [])
-    assert update_graph(conn, ["review"], T0 + timedelta(days=1)).nodes_retyped == 1
+    retype_by_review(conn)
     report = apply_activations(conn, settings)
     assert (report.applied, report.missing_edges, report.edges_updated) == (1, 0, 1)
     assert edge(conn, new_edge)["activation_count"] == 1
