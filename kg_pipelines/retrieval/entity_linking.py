@@ -1,4 +1,5 @@
-"""Linking a question's names to graph nodes: exact, then fuzzy, then vector (cheap to costly).
+"""Linking a question's names to graph nodes: exact, then fuzzy and partial, then vector (cheap to
+costly).
 
 - **exact**: every run of up to ``MAX_NAME_WORDS`` words of the question is keyed as the graph
   keys names (``node_key``: case- and separator-insensitive) and looked up among entity and title
@@ -7,6 +8,8 @@
 - **fuzzy**: runs of capitalised words (or words with digits) left unlinked are compared with every
   name by rapidfuzz's ``ratio`` (spelling variants, a missing accent, a plural), kept above
   ``fuzzy_cutoff``;
+- **partial**: runs of two or more such words, linked by neither, that begin a longer name and
+  write at least half of its words ("Tikhaya Sosna" for Tikhaya Sosna River): a name written short;
 - **vector**: the question's embedding against the ``graph_nodes`` LanceDB table (the
   ``node_embedding_model``), nearest entity or title nodes above ``vector_min_similarity``: a
   question that names nothing literally still gets a start.
