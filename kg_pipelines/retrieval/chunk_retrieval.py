@@ -396,8 +396,8 @@ class ChunkRetriever:
         return {c: _rrf([hybrid[c], seeded[c]], k_rrf) for c in collections}
 
     def _names_lead(self, ranking: QuestionRanking) -> bool:
-        """Whether the question writes a name the graph knows (an exact or fuzzy link that is not a
-        common word): only then do its best passages carry the question's subject, and the titles
+        """Whether the question writes a name the graph knows (an exact, fuzzy or partial link that is
+        not a common word): only then do its best passages carry the question's subject, and the titles
         they name are a next hop rather than a neighbour of a passage that merely resembles it."""
         from kg_pipelines.retrieval.entity_linking import writes_name
 

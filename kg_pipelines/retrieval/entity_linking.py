@@ -189,14 +189,14 @@ def common_word_mention(link: LinkedNode, question: str) -> bool:
 
 
 def writes_name(link: LinkedNode, question: str) -> bool:
-    """Whether the link is a name the question writes: exact or fuzzy, and not a common word."""
+    """Whether the link is a name the question writes: exact, fuzzy or partial, and not a common word."""
     return link.method in ("exact", "fuzzy", "partial") and not common_word_mention(link, question)
 
 
 def relation_words(question: str, links: list[LinkedNode]) -> list[str]:
     """The question's words that are not its names: what it asks *about* them ("the spouse of",
-    "the country where ... is located"). Words of the runs linked as names (exact or fuzzy, not a
-    common word) and function words are left out; lower-cased, each once, in question order."""
+    "the country where ... is located"). Words of the runs linked as names (exact, fuzzy or partial,
+    not a common word) and function words are left out; lower-cased, each once, in question order."""
     names = {word.casefold() for link in links if writes_name(link, question) for word in link.mention.split()}
     words = (w.casefold() for w in question_words(question))
     return list(dict.fromkeys(w for w in words if w not in names and w not in FUNCTION_WORDS and len(w) > 1))
