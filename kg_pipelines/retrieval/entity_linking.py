@@ -271,9 +271,12 @@ def composed_titles(
         run = name_words(TITLE_QUALIFIER.sub("", graph.names[bridge] or ""))
         if not run or not _meaningful(run):
             continue
-        holders = set(names.titles_with.get(run[0], ()))
-        for word in run[1:]:
-            holders.intersection_update(names.titles_with.get(word, ()))
+        # the titles holding every word of the run, from its rarest word (a hub word such as "of"
+        # may be in most titles of a large corpus)
+        postings = sorted((names.titles_with.get(word, []) for word in set(run)), key=len)
+        holders = set(postings[0])
+        for more in postings[1:]:
+            holders.intersection_update(more)
         for title in sorted(holders - {bridge}):
             rest = _without_run(names.title_words[title], run)
             content = [w for w in rest or () if w not in FUNCTION_WORDS and len(w) > 1]
