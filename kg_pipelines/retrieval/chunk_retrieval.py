@@ -386,6 +386,7 @@ class ChunkRetriever:
         if self._names_lead(ranking):
             named = self._titles_named_by_best(seeded, collections)
             related = self._relation_passages(ranking, first, seeded, collections, named)
+            named += self._composed_titles(ranking, seeded, collections, named)
         if named or related:  # the walk again, also from where its best passages lead (docs/retrieval.md)
             seeds = {c: seeds.get(c, 0.0) + related.get(c, 0.0) for c in {**seeds, **related}}
             seeded = self.graph_ranking(replace(ranking, links=[*ranking.links, *named]), collections, seeds)
@@ -395,8 +396,8 @@ class ChunkRetriever:
         return {c: _rrf([hybrid[c], seeded[c]], k_rrf) for c in collections}
 
     def _names_lead(self, ranking: QuestionRanking) -> bool:
-        """Whether the question writes a name the graph knows (an exact or fuzzy link that is not a
-        common word): only then do its best passages carry the question's subject, and the titles
+        """Whether the question writes a name the graph knows (an exact, fuzzy or partial link that is
+        not a common word): only then do its best passages carry the question's subject, and the titles
         they name are a next hop rather than a neighbour of a passage that merely resembles it."""
         from kg_pipelines.retrieval.entity_linking import writes_name
 
@@ -404,7 +405,8 @@ class ChunkRetriever:
 
     def _titles_named_by_best(self, lists: dict[str, list[tuple[str, float]]], collections: list[str]) -> list:
         """Title nodes named in the text of each collection's ``text_title_passages`` best passages of
-        a first walk, the k-th passage's weighing 1 / k (method ``text``)."""
+        a first walk (method ``text``): the k-th passage weighs 1 / k, shared among the titles it
+        names (a passage that names ten titles says less about each than one that names one)."""
         from kg_pipelines.retrieval.entity_linking import titles_named_in
 
         depth = self.options.text_title_passages
@@ -420,8 +422,58 @@ class ChunkRetriever:
                 if chunk_id not in rows or position is None:
                     continue
                 own = set(graph.transition[:, position].nonzero()[0].tolist())
-                found += titles_named_in(rows[chunk_id].text, names, graph, 1.0 / rank, own)
+                named = titles_named_in(rows[chunk_id].text, names, graph, 1.0 / rank, own)
+                found += [replace(link, score=link.score / len(named)) for link in named]
         return found
+
+    def _first_hop(self, ranking: QuestionRanking, ranked: list[tuple[str, float]]) -> list[tuple[int, int]]:
+        """(rank, position) of the first walk's ``relation_hop_passages`` best passages of one
+        collection that touch a name the question writes: their subject is the question's, so what
+        they mention leads on."""
+        from kg_pipelines.retrieval.entity_linking import writes_name
+
+        _, graph, _ = self.graph()
+        written = {link.position for link in ranking.links if writes_name(link, ranking.question)}
+        indptr, indices = graph.transition.indptr, graph.transition.indices
+        out = []
+        for rank, (chunk_id, _) in enumerate(ranked[: self.options.relation_hop_passages], 1):
+            position = graph.position.get("chunk:" + chunk_id)
+            if position is not None and written.intersection(indices[indptr[position] : indptr[position + 1]].tolist()):
+                out.append((rank, position))
+        return out
+
+    def _composed_titles(
+        self,
+        ranking: QuestionRanking,
+        lists: dict[str, list[tuple[str, float]]],
+        collections: list[str],
+        named: list,
+    ) -> list:
+        """Titles the question composes from a bridge's name and its own words
+        (``entity_linking.composed_titles``; docs/retrieval.md, "Titles composed from a bridge"): the
+        bridges are the entities a first-hop passage mentions and the titles its text names, the k-th
+        passage's weighing 1 / k, as the titles its text names do."""
+        from kg_pipelines.retrieval.entity_linking import composed_titles, written_words
+
+        _, graph, names = self.graph()
+        if graph is None or graph.empty:
+            return []
+        indptr, indices, kinds = graph.transition.indptr, graph.transition.indices, graph.kinds
+        linked = {link.position for link in ranking.links}
+        found: dict[int, object] = {}
+        for collection in collections:
+            first = self._first_hop(ranking, lists.get(collection, []))
+            if not first:
+                continue
+            rows = self.index(collection).rows([graph.node_ids[p].removeprefix("chunk:") for _, p in first])
+            said = written_words(row.text for row in rows.values())
+            for rank, position in first:
+                bridges = {p for p in indices[indptr[position] : indptr[position + 1]] if kinds[p] == "entity"}
+                bridges |= {link.position for link in named}
+                for link in composed_titles(ranking.question, sorted(bridges - linked), names, graph, 1.0 / rank, said):
+                    if link.position not in linked and link.position not in found:
+                        found[link.position] = link
+        return list(found.values())
 
     def _relation_passages(
         self,
@@ -441,7 +493,7 @@ class ChunkRetriever:
         probability (a bridge in hundreds of passages spreads thin); the ``relation_hop_seeds`` best
         seed the second walk, the r-th weighing ``passage_seed_weight`` / r, as a text ranking's
         passage does. chunk_id -> restart weight."""
-        from kg_pipelines.retrieval.entity_linking import relation_words, writes_name, written_words
+        from kg_pipelines.retrieval.entity_linking import relation_words, written_words
 
         depth, keep = self.options.relation_hop_passages, self.options.relation_hop_seeds
         _, graph, _ = self.graph()
@@ -454,11 +506,9 @@ class ChunkRetriever:
             return indices[indptr[position] : indptr[position + 1]].tolist()
 
         linked = {link.position for link in ranking.links}
-        written = {link.position for link in ranking.links if writes_name(link, ranking.question)}
         out: dict[str, float] = {}
         for collection in collections:
-            best = [graph.position.get("chunk:" + chunk_id) for chunk_id, _ in lists.get(collection, [])[:depth]]
-            best = [p for p in best if p is not None and written.intersection(neighbours(p))]
+            best = [position for _, position in self._first_hop(ranking, lists.get(collection, []))]
             bridges = {p for b in best for p in neighbours(b) if kinds[p] == "entity"} - linked
             bridges |= {link.position for link in named}
             candidates = sorted({p for b in bridges for p in neighbours(b) if kinds[p] == "chunk"} - set(best))

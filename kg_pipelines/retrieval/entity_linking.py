@@ -1,4 +1,5 @@
-"""Linking a question's names to graph nodes: exact, then fuzzy, then vector (cheap to costly).
+"""Linking a question's names to graph nodes: exact, then fuzzy and partial, then vector (cheap to
+costly).
 
 - **exact**: every run of up to ``MAX_NAME_WORDS`` words of the question is keyed as the graph
   keys names (``node_key``: case- and separator-insensitive) and looked up among entity and title
@@ -7,6 +8,8 @@
 - **fuzzy**: runs of capitalised words (or words with digits) left unlinked are compared with every
   name by rapidfuzz's ``ratio`` (spelling variants, a missing accent, a plural), kept above
   ``fuzzy_cutoff``;
+- **partial**: runs of two or more such words, linked by neither, that begin a longer name and
+  write at least half of its words ("Tikhaya Sosna" for Tikhaya Sosna River): a name written short;
 - **vector**: the question's embedding against the ``graph_nodes`` LanceDB table (the
   ``node_embedding_model``), nearest entity or title nodes above ``vector_min_similarity``: a
   question that names nothing literally still gets a start.
@@ -20,6 +23,7 @@ graph search falls back to it when no whole name matches (``retrieval/graph_sear
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 
@@ -29,6 +33,9 @@ from kg_pipelines.ingestion.names import EDGE_PUNCT, LOWER_PARTICLES, node_key
 from kg_pipelines.retrieval.graph_ranking import PassageGraph
 
 MAX_NAME_WORDS = 8
+# longer names a short run of the question may stand for ("Tikhaya Sosna": Tikhaya Sosna River),
+# as many as a fuzzy run links (process.extract's limit=3 there)
+PARTIAL_NAMES = 3
 LINKED_KINDS = ("entity", "title")
 TITLE_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 _WORD = re.compile(r"[^\s,;:!?\"“”()\[\]{}]+")
@@ -113,24 +120,36 @@ class LinkedNode:
     position: int
     node_id: str
     name: str
-    method: str  # exact | fuzzy | vector | text (a title named in a passage the walk ranked first)
+    method: str  # exact | fuzzy | partial | vector | text (a title named in a passage the walk ranked first) | composed
     score: float  # 1.0 for exact, the ratio / 100 for fuzzy, the cosine similarity for vector
     mention: str  # the words of the question it was linked from ('' for vector)
 
 
 @dataclass
 class NameIndex:
-    """Entity and title names of a passage graph: key -> positions, and the keys for fuzzy lookup."""
+    """Entity and title names of a passage graph: key -> positions, and the keys for fuzzy lookup;
+    and each title's words (``title_words``: position -> the words of its name, as the question's
+    runs are read) with their postings (``titles_with``: word -> title positions), for the titles a
+    question composes from a bridge's name and its own words (``composed_titles``)."""
 
     by_key: dict[str, list[int]]
     keys: list[str]
+    sorted_keys: list[str]  # the keys in order, for the names a run begins (``link_partial``)
+    title_words: dict[int, list[str]]
+    titles_with: dict[str, list[int]]
 
     @classmethod
     def build(cls, graph: PassageGraph) -> NameIndex:
         by_key: dict[str, list[int]] = {}
+        title_words: dict[int, list[str]] = {}
+        titles_with: dict[str, list[int]] = {}
         for position, (kind, name) in enumerate(zip(graph.kinds, graph.names)):
             if kind not in LINKED_KINDS or not name:
                 continue
+            if kind == "title":
+                title_words[position] = name_words(name)
+                for word in set(title_words[position]):
+                    titles_with.setdefault(word, []).append(position)
             keys = {node_key(name)}
             if kind == "title":  # "Mercury (planet)" is also found as "Mercury", as graph building links it
                 keys.add(node_key(TITLE_QUALIFIER.sub("", name)))
@@ -139,7 +158,13 @@ class NameIndex:
             keys |= {node_key(" ".join(question_words(key))) for key in keys}
             for key in keys - {""}:
                 by_key.setdefault(key, []).append(position)
-        return cls(by_key, list(by_key))
+        return cls(by_key, list(by_key), sorted(by_key), title_words, titles_with)
+
+
+def name_words(name: str) -> list[str]:
+    """A name's words as a question's run of it is keyed: ``Kansas's congressional districts`` ->
+    kansas congressional districts, ``Meet Me in St. Louis`` -> meet me in st louis."""
+    return node_key(" ".join(question_words(name))).split()
 
 
 def question_words(question: str) -> list[str]:
@@ -164,14 +189,14 @@ def common_word_mention(link: LinkedNode, question: str) -> bool:
 
 
 def writes_name(link: LinkedNode, question: str) -> bool:
-    """Whether the link is a name the question writes: exact or fuzzy, and not a common word."""
-    return link.method in ("exact", "fuzzy") and not common_word_mention(link, question)
+    """Whether the link is a name the question writes: exact, fuzzy or partial, and not a common word."""
+    return link.method in ("exact", "fuzzy", "partial") and not common_word_mention(link, question)
 
 
 def relation_words(question: str, links: list[LinkedNode]) -> list[str]:
     """The question's words that are not its names: what it asks *about* them ("the spouse of",
-    "the country where ... is located"). Words of the runs linked as names (exact or fuzzy, not a
-    common word) and function words are left out; lower-cased, each once, in question order."""
+    "the country where ... is located"). Words of the runs linked as names (exact, fuzzy or partial,
+    not a common word) and function words are left out; lower-cased, each once, in question order."""
     names = {word.casefold() for link in links if writes_name(link, question) for word in link.mention.split()}
     words = (w.casefold() for w in question_words(question))
     return list(dict.fromkeys(w for w in words if w not in names and w not in FUNCTION_WORDS and len(w) > 1))
@@ -222,6 +247,54 @@ def titles_named_in(text: str, names: NameIndex, graph: PassageGraph, score: flo
     return list(found.values())
 
 
+def composed_titles(
+    question: str,
+    bridges: list[int],
+    names: NameIndex,
+    graph: PassageGraph,
+    score: float,
+    said: set[str] = frozenset(),
+) -> list[LinkedNode]:
+    """Title nodes the question names *through* a bridge: the title holds the bridge's name (a
+    ``bridges`` position: an entity a first-hop passage mentions, or a title its text names) as a
+    run of its words, and every other word of the title that is not a function word is a word of
+    the question that the first-hop passages do not already write (``said``, as ``written_words``
+    gives them). "Which actor plays John in Meet Me in the birthplace of Hyman B. Samuels?": his
+    passage names St. Louis, and "Meet Me in St. Louis" is St. Louis plus words the question writes;
+    likewise "Kansas's congressional districts" for "the state where Henry Worrall died has how
+    many congressional districts". The bridge's own title (nothing left) is not one. Of those found,
+    the titles that use the most of the question's words are kept ("District of Ohio" uses one of
+    them, "Kansas's congressional districts" two). Method ``composed``, each with ``score``."""
+    asked = {w.casefold().removesuffix("s") for w in question_words(question)} - said
+    found: dict[int, tuple[int, LinkedNode]] = {}
+    for bridge in bridges:
+        run = name_words(TITLE_QUALIFIER.sub("", graph.names[bridge] or ""))
+        if not run or not _meaningful(run):
+            continue
+        # the titles holding every word of the run, from its rarest word (a hub word such as "of"
+        # may be in most titles of a large corpus)
+        postings = sorted((names.titles_with.get(word, []) for word in set(run)), key=len)
+        holders = set(postings[0])
+        for more in postings[1:]:
+            holders.intersection_update(more)
+        for title in sorted(holders - {bridge}):
+            rest = _without_run(names.title_words[title], run)
+            content = [w for w in rest or () if w not in FUNCTION_WORDS and len(w) > 1]
+            if content and all(w.removesuffix("s") in asked for w in content) and title not in found:
+                link = LinkedNode(title, graph.node_ids[title], graph.names[title], "composed", score, "")
+                found[title] = (len(set(content)), link)
+    most = max((uses for uses, _ in found.values()), default=0)
+    return [link for uses, link in found.values() if uses == most]
+
+
+def _without_run(words: list[str], run: list[str]) -> list[str] | None:
+    """``words`` less the first occurrence of ``run`` as consecutive words (None: not there)."""
+    for start in range(len(words) - len(run) + 1):
+        if words[start : start + len(run)] == run:
+            return words[:start] + words[start + len(run) :]
+    return None
+
+
 def _name_run(mention: str) -> bool:
     return any(word[:1].isupper() for word in mention.split())
 
@@ -230,17 +303,8 @@ def link_fuzzy(
     words: list[str], covered: set[int], names: NameIndex, graph: PassageGraph, cutoff: float
 ) -> list[LinkedNode]:
     """Runs of name-like words not linked exactly, matched by spelling similarity."""
-    runs, current = [], []
-    for i, word in enumerate(words):
-        if i not in covered and _name_like(word) and word.casefold() not in FUNCTION_WORDS:
-            current.append(word)
-        elif current:
-            runs.append(current)
-            current = []
-    if current:
-        runs.append(current)
     links = []
-    for run in runs:
+    for run in name_runs(words, covered):
         mention = " ".join(run)
         if len(mention) < 4 or not names.keys:
             continue
@@ -250,6 +314,51 @@ def link_fuzzy(
             links += [
                 LinkedNode(p, graph.node_ids[p], graph.names[p], "fuzzy", score / 100.0, mention)
                 for p in names.by_key[key]
+            ]
+    return links
+
+
+def name_runs(words: list[str], covered: set[int]) -> list[list[str]]:
+    """Runs of consecutive name-like words (capitalised or with a digit, not function words) whose
+    positions are not in ``covered``."""
+    runs, current = [], []
+    for i, word in enumerate(words):
+        if i not in covered and _name_like(word) and word.casefold() not in FUNCTION_WORDS:
+            current.append(word)
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def link_partial(words: list[str], covered: set[int], names: NameIndex, graph: PassageGraph) -> list[LinkedNode]:
+    """Runs of two or more name-like words linked neither exactly (no word of them) nor by spelling
+    that begin a longer name: the question writes the name short ("Greenfield-Central High" for
+    Greenfield-Central High School, "Tikhaya Sosna" for Tikhaya Sosna River). The names the run
+    begins, up to ``PARTIAL_NAMES`` of the fewest words, each scored by the share of the name's
+    words the run writes, and only when it writes at least half of them (method ``partial``). A run
+    that holds a name of its own is left to it ("Mr. Smith" with a node Smith is not read as the
+    start of "Mr. Smith Carries On")."""
+    links = []
+    for run in name_runs(words, covered):
+        key = node_key(" ".join(run))
+        length = len(key.split())
+        if length < 2:
+            continue
+        start = bisect.bisect_left(names.sorted_keys, key + " ")
+        longer = []
+        for other in names.sorted_keys[start:]:
+            if not other.startswith(key + " "):
+                break
+            if 2 * length >= len(other.split()):
+                longer.append(other)
+        for other in sorted(longer, key=lambda k: (len(k.split()), k))[:PARTIAL_NAMES]:
+            score = length / len(other.split())
+            links += [
+                LinkedNode(p, graph.node_ids[p], graph.names[p], "partial", score, " ".join(run))
+                for p in names.by_key[other]
             ]
     return links
 
@@ -283,7 +392,9 @@ def link_question(
         return []
     words = question_words(question)
     exact, covered = link_exact(words, names, graph)
-    found = exact + link_fuzzy(words, covered, names, graph, fuzzy_cutoff)
+    fuzzy = link_fuzzy(words, covered, names, graph, fuzzy_cutoff)
+    spelled = {i for i, word in enumerate(words) if any(word in link.mention.split() for link in fuzzy)}
+    found = exact + fuzzy + link_partial(words, covered | spelled, names, graph)
     found += link_vector(question_vector, node_vectors, graph, vector_k, vector_min_similarity)
     best: dict[int, LinkedNode] = {}
     for link in found:
