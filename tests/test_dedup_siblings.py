@@ -127,7 +127,7 @@ def test_a_shared_sentence_is_not_a_nodes_own_description():
     )
     assert own == {"a": None, "b": None, "c": "Metformin lowers glucose.", "d": None}
     assert node_text("FOXO1", own["a"]) == "FOXO1"
-    assert node_text("Metformin", own["c"]) == "Metformin. lowers glucose."
+    assert node_text("Metformin", own["c"]) == "Metformin. Metformin lowers glucose."
 
 
 def _described(conn, node_id, name, node_type, description, metadata=None):

@@ -58,19 +58,18 @@ def test_a_node_is_embedded_from_its_name_and_the_words_of_its_description_aroun
         "Co-written by the Swedish synth-pop group Little Dragon, who appeared on the original version, "
         "it is an electro funk record that serves as an ode to his mother."
     )
-    # four words on each side of the mention; what lies further from the name is left out, and so
-    # is the mention: the name leads the text
-    window = "the Swedish synth-pop group , who appeared on the"
+    # the mention and four words on each side; what lies further from the name is left out
+    window = "the Swedish synth-pop group Little Dragon, who appeared on the"
     assert node_text("Little Dragon", sentence) == f"Little Dragon. {window}"
     # the first mention, whatever its case
     found = "In fasting mice, hepatic foxo1 and FOXO1 in muscle regulate glucose output."
-    assert node_text("FOXO1", found) == "FOXO1. In fasting mice, hepatic and FOXO1 in muscle"
+    assert node_text("FOXO1", found) == "FOXO1. In fasting mice, hepatic foxo1 and FOXO1 in muscle"
     # no mention: the first words, as many as a window around a name of this length holds
     address = "12 kingsford street, flat 3, brunswick heights, west end, new town 2600 act australia"
     first = "12 kingsford street, flat 3, brunswick heights, west end, new"
     assert node_text("John Smith", address) == f"John Smith. {first}"
     # a short description stays whole; a description that is the name adds nothing
-    assert node_text("Metformin", "Metformin lowers glucose.") == "Metformin. lowers glucose."
+    assert node_text("Metformin", "Metformin lowers glucose.") == "Metformin. Metformin lowers glucose."
     assert node_text("Metformin", "Metformin") == "Metformin"
 
 

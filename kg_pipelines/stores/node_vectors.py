@@ -12,9 +12,7 @@ then (``own_descriptions``). Of an own description only the words around the nam
 mention are embedded (``DESCRIPTION_WORDS`` on each side; without a mention, the first words):
 what lies further from the name says less about which node it is and costs the embedder as much
 (a whole sentence made the node vectors 1.65x the cost of the names alone on HotpotQA passages, the
-window 1.3x; chosen on BioRED's design split: dedup precision at 0.95 held, benchmarks/README.md),
-less the mention itself, which the text's leading name already says (a tenth of the node texts'
-word pieces on HotpotQA as long documents; the design split's merges at 0.95 the same 53).
+window 1.3x; chosen on BioRED's design split: dedup precision at 0.95 held, benchmarks/README.md).
 Term search, duplicate detection and formation-time dedup read it.
 
 ``sync_node_vectors`` makes the table match ``kg_nodes`` by difference: nodes whose text changed
@@ -80,17 +78,12 @@ def first_mention(name: str, description: str) -> tuple[int, int] | None:
 
 
 def node_text(name: str, description: str | None) -> str:
-    """What a node is embedded from: its name, then the words of its description around the name
-    (the mention left out: the name leads already)."""
+    """What a node is embedded from: its name, then the words of its description around the name."""
     name = (name or "").replace("_", " ").strip()
     description = (description or "").strip()
     if not description or description == name:
         return name
-    window = description_window(name, description)
-    found = first_mention(name, window) if name else None
-    if found is not None:  # the name leads the text already: said again, it costs and adds nothing
-        window = " ".join(f"{window[: found[0]]} {window[found[1] :]}".split())
-    return f"{name}. {window}"
+    return f"{name}. {description_window(name, description)}"
 
 
 def _description_key(description: str | None) -> str:
