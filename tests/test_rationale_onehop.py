@@ -122,3 +122,36 @@ def test_question_parsing_of_names_in_the_wh_phrase():
     assert parts.required == ["butyrate"], parts.required
     # a capitalised type noun is a word of a name ("Physiology or Medicine"), no bridge to find
     assert "medicine" not in read_question("Who won the Nobel Prize in Physiology or Medicine?").bridge_nouns
+
+
+COLON = [
+    "Butyrate activates the nuclear receptor PPAR-gamma in colonocytes. Butyrate is made by Roseburia species "
+    "and by Faecalibacterium prausnitzii from dietary fibre. Propionate activates FFAR3 on epithelial cells. "
+    "Acetate, propionate and butyrate reach high levels in the colon."
+]
+
+
+def test_a_question_opening_with_a_setting_requires_its_other_names():
+    # "the colon" is inside the opening setting: not what must be connected, and the "which" after its
+    # comma is the question word, no relative clause describing the colon
+    question = "In the epithelial cells lining the colon, which nuclear receptor does butyrate switch on?"
+    found = reason(question, COLON)
+    assert found.supported and found.answer_entity.casefold() in ("pparγ", "ppar-gamma"), found.answer
+    assert not reason(question.replace("butyrate", "acetate"), COLON).supported
+
+
+BARRIER = [
+    "With age, tight junctions become leakier, which allows bacterial products such as lipopolysaccharide (LPS) "
+    "to enter the blood. LPS activates the receptor TLR4 on macrophages. Flagellin activates the receptor TLR5 "
+    "on epithelial cells."
+]
+
+
+def test_words_describing_an_anchor_are_held_where_the_text_says_them_of_it():
+    # "bacterial" describes lipopolysaccharide; the text says it in another sentence than the answer's
+    found = reason("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?", BARRIER)
+    assert found.supported and found.answer_entity == "TLR4", found.answer
+    parts = read_question("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?")
+    assert "bacte" in parts.anchor_described["lipopolysaccharide"]
+    # nothing says flagellin is bacterial or in the blood: not supported
+    assert not reason("Which macrophage receptor responds to bacterial flagellin in the blood?", BARRIER).supported

@@ -533,7 +533,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         meant[cls] = meant.get(cls, frozenset()) | {stem(w) for w in words(phrase) if _content_word(w)}
     # the anchors written as names; else the most specific one that is no setting ("in the epithelial
     # cells ...": where, not what)
-    settings = {key for key in ordered if _in_setting(tokens, question, anchors[key], key)}
+    # a question opening with a setting preposition sets the scene up to its first comma ("In the
+    # epithelial cells lining the colon, which ...")
+    opening = question.find(",") if tokens and tokens[0][2].casefold() in SETTING_PREPOSITIONS else -1
+    settings = {
+        key
+        for key in ordered
+        if _in_setting(tokens, question, anchors[key], key) or 0 <= qkey.find(key) < len(node_key(question[:opening]))
+    }
     required = [a for a in ordered if a in written] or [a for a in ordered if a not in settings][:1] or ordered[:1]
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
     answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
@@ -643,7 +650,8 @@ def _anchor_descriptors(
     tokens: list[tuple[int, int, str]], name: str, key: str, skip: set[int], wh_span: tuple[int, int]
 ) -> frozenset[str]:
     """Stems of the content words the question describes anchor ``key`` with: those right before it
-    after an article ("the gut lipid mediator OEA") and those of a relative clause right after it
+    ("the gut lipid mediator OEA", "to bacterial lipopolysaccharide") and those of a relative clause
+    right after it
     ("lipopolysaccharide that leaks out of the gut"), at most ``ANCHOR_DESCRIPTOR_WORDS`` each."""
     name_words = [node_key(w) for w in _WORD.findall(name)]
     found: set[str] = set()
@@ -651,16 +659,17 @@ def _anchor_descriptors(
         if not name_words or node_key(word) != name_words[0]:
             continue
         last = i + len(name_words) - 1
-        before: list[str] = []
-        for j in range(i - 1, max(-1, i - ANCHOR_DESCRIPTOR_WORDS - 2), -1):
+        for j in range(i - 1, max(-1, i - ANCHOR_DESCRIPTOR_WORDS - 1), -1):
             w = tokens[j][2]
-            if w.casefold() in ARTICLES:
-                found |= {stem(b) for b in before}
-                break
             if j in skip or wh_span[0] <= tokens[j][0] < wh_span[1] or not _content_word(w):
                 break
-            before.append(w)
-        if last + 1 < len(tokens) and tokens[last + 1][2].casefold() in RELATIVE_WORDS:
+            found.add(stem(w))
+        after = last + 1
+        if (
+            after < len(tokens)
+            and tokens[after][2].casefold() in RELATIVE_WORDS
+            and not wh_span[0] <= tokens[after][0] < wh_span[1]  # "..., which receptor": the question word
+        ):
             for j in range(last + 2, min(len(tokens), last + 2 + 2 * ANCHOR_DESCRIPTOR_WORDS)):
                 if j in skip:
                     break
