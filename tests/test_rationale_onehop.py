@@ -155,3 +155,19 @@ def test_words_describing_an_anchor_are_held_where_the_text_says_them_of_it():
     assert "bacte" in parts.anchor_described["lipopolysaccharide"]
     # nothing says flagellin is bacterial or in the blood: not supported
     assert not reason("Which macrophage receptor responds to bacterial flagellin in the blood?", BARRIER).supported
+
+
+BACTEROIDES = [
+    "Bacteroides thetaiotaomicron produces acetate and also secretes a protein called secreted anti-adhesion "
+    "molecule (SAM), which blocks TLR5 signalling in colon cells. Bacteroides fragilis produces propionate, "
+    "which activates FFAR2."
+]
+
+
+def test_a_name_the_text_introduces_after_a_kind_noun_is_a_candidate():
+    # no recogniser knows "secreted anti-adhesion molecule"; the text introduces it as a protein
+    found = reason("What protein made by Bacteroides thetaiotaomicron dampens TLR5 signalling?", BACTEROIDES)
+    assert found.supported and found.answer_entity == "secreted anti-adhesion molecule", found.answer
+    # the sibling species makes no such protein
+    sibling = reason("What protein made by Bacteroides fragilis dampens TLR5 signalling?", BACTEROIDES)
+    assert not sibling.supported, sibling.answer

@@ -26,6 +26,17 @@ sentences sharing an entity are linked through it: these are the paths the reaso
   by meaning (``relation_by_meaning``: the nearest verb cue by the packaged embedder's cosine, with a
   margin over other classes); when a chain states that relation, those words count as held.
 
+**Paraphrased questions.** A question rarely uses the text's words. What the reasoner reads as the
+same: the members of a group of general verbs and phrases (``data/paraphrase_groups.txt``: "natural
+source of" and "produced by", "coined the term" and "named"); an abbreviation the text defines for an
+entity ("OEA" for Oleoylethanolamide) and the question's other name for it; the words the question
+describes an anchor with ("the gut lipid mediator OEA"), when any sentence or the node description
+says them of it; a kind the text states ("X is a tyrosine kinase inhibitor", "a protein called X",
+a long form ending in the kind, "fibroblast growth factor 23 (FGF23)"); a name the text introduces
+after a kind noun ("a protein called microbial anti-inflammatory molecule") is an entity of that
+kind. "Who" asks for a person. A question opening with a setting ("In the epithelial cells lining
+the colon, which ...") requires its other names.
+
 **Reasoner** (``reason``). Candidate answers are chains of sentences that start at an anchor:
 one hop (a sentence naming an anchor and another entity, the candidate) or two hops (that other
 entity is a *bridge*, and a second sentence links the bridge to the candidate). A chain is scored
@@ -252,6 +263,26 @@ def number_sentences(context: list[str]) -> list[tuple[str, int, str]]:
     return out
 
 
+MAX_INTRODUCED_WORDS = 5  # words of a name a text introduces with "a protein called ..."
+
+
+def _introduced_names(context: list[str]) -> dict[str, str]:
+    """Names the text introduces after a kind noun and naming words ("a protein called microbial
+    anti-inflammatory molecule (MAM), which ..."): the words up to a parenthesis, comma, semicolon or
+    full stop, at most ``MAX_INTRODUCED_WORDS``; each with the first entity type its kind noun names
+    ('' for a kind no type captures). Names the recognisers may not know, but the text says are one."""
+    nouns = type_nouns()
+    naming = "|".join(re.escape(" ".join(p)) for p in NAMING_PHRASES)
+    pattern = re.compile(r"\b(?:a|an|the)\s+([^\W\d_]+)\s+(?:" + naming + r")\s+([^,;.()]+?)\s*(?=[,;.(])")
+    found: dict[str, str] = {}
+    for chunk in context:
+        for match in pattern.finditer(chunk):
+            noun, name = noun_form(match.group(1)), match.group(2).strip()
+            if noun in nouns and 0 < len(name.split()) <= MAX_INTRODUCED_WORDS:
+                found.setdefault(name, noun if noun in nouns[noun] else min(nouns[noun], default=""))
+    return found
+
+
 def build_context_graph(
     context: list[str], known_names: Iterable[str] = (), descriptions: Mapping[str, str] | None = None
 ) -> ContextGraph:
@@ -260,6 +291,8 @@ def build_context_graph(
     sentences: list[ContextSentence] = []
     types: dict[str, str] = {}
     names: dict[str, str] = {}
+    introduced = _introduced_names(context)
+    known_names = [*known_names, *introduced]
     known = sorted({node_key(n) for n in known_names if n and len(node_key(n)) > 2}, key=len, reverse=True)
     for p, chunk in enumerate(context):
         a = analyze(chunk)
@@ -307,6 +340,11 @@ def build_context_graph(
                     directed=directed.get(i, {}),
                 )
             )
+    for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
+        if node_key(name) in names and names[node_key(name)] == node_key(name):
+            names[node_key(name)] = name  # shown as written ("anti-inflammatory"), not as its key
+        if types.get(node_key(name)) in (None, "concept") and kind:
+            types[node_key(name)] = kind
     by_entity: dict[str, list[int]] = {}
     stem_df: dict[str, int] = {}
     for position, s in enumerate(sentences):
