@@ -26,6 +26,17 @@ sentences sharing an entity are linked through it: these are the paths the reaso
   by meaning (``relation_by_meaning``: the nearest verb cue by the packaged embedder's cosine, with a
   margin over other classes); when a chain states that relation, those words count as held.
 
+**Paraphrased questions.** A question rarely uses the text's words. What the reasoner reads as the
+same: the members of a group of general verbs and phrases (``data/paraphrase_groups.txt``: "natural
+source of" and "produced by", "coined the term" and "named"); an abbreviation the text defines for an
+entity ("OEA" for Oleoylethanolamide) and the question's other name for it; the words the question
+describes an anchor with ("the gut lipid mediator OEA"), when any sentence or the node description
+says them of it; a kind the text states ("X is a tyrosine kinase inhibitor", "a protein called X",
+a long form ending in the kind, "fibroblast growth factor 23 (FGF23)"); a name the text introduces
+after a kind noun ("a protein called microbial anti-inflammatory molecule") is an entity of that
+kind. "Who" asks for a person. A question opening with a setting ("In the epithelial cells lining
+the colon, which ...") requires its other names.
+
 **Reasoner** (``reason``). Candidate answers are chains of sentences that start at an anchor:
 one hop (a sentence naming an anchor and another entity, the candidate) or two hops (that other
 entity is a *bridge*, and a second sentence links the bridge to the candidate). A chain is scored
@@ -70,6 +81,8 @@ QUESTION_WORDS = frozenset(
     "tell explain describe name list give show".split()
 )
 WH_WORDS = frozenset("what which who whom whose where".split())
+PERSON_WH_WORDS = frozenset("who whom".split())  # the answer is a person ("Who coined the term ...")
+PERSON_NOUN = "person"  # the type noun (``data/answer_type_nouns.txt``) of a person
 MID_WH_WORDS = frozenset("what which".split())
 AUXILIARIES = frozenset(
     "is are was were be been does do did can could should would will has have had may might must".split()
@@ -250,6 +263,26 @@ def number_sentences(context: list[str]) -> list[tuple[str, int, str]]:
     return out
 
 
+MAX_INTRODUCED_WORDS = 5  # words of a name a text introduces with "a protein called ..."
+
+
+def _introduced_names(context: list[str]) -> dict[str, str]:
+    """Names the text introduces after a kind noun and naming words ("a protein called microbial
+    anti-inflammatory molecule (MAM), which ..."): the words up to a parenthesis, comma, semicolon or
+    full stop, at most ``MAX_INTRODUCED_WORDS``; each with the first entity type its kind noun names
+    ('' for a kind no type captures). Names the recognisers may not know, but the text says are one."""
+    nouns = type_nouns()
+    naming = "|".join(re.escape(" ".join(p)) for p in NAMING_PHRASES)
+    pattern = re.compile(r"\b(?:a|an|the)\s+([^\W\d_]+)\s+(?:" + naming + r")\s+([^,;.()]+?)\s*(?=[,;.(])")
+    found: dict[str, str] = {}
+    for chunk in context:
+        for match in pattern.finditer(chunk):
+            noun, name = noun_form(match.group(1)), match.group(2).strip()
+            if noun in nouns and 0 < len(name.split()) <= MAX_INTRODUCED_WORDS:
+                found.setdefault(name, noun if noun in nouns[noun] else min(nouns[noun], default=""))
+    return found
+
+
 def build_context_graph(
     context: list[str], known_names: Iterable[str] = (), descriptions: Mapping[str, str] | None = None
 ) -> ContextGraph:
@@ -258,6 +291,8 @@ def build_context_graph(
     sentences: list[ContextSentence] = []
     types: dict[str, str] = {}
     names: dict[str, str] = {}
+    introduced = _introduced_names(context)
+    known_names = [*known_names, *introduced]
     known = sorted({node_key(n) for n in known_names if n and len(node_key(n)) > 2}, key=len, reverse=True)
     for p, chunk in enumerate(context):
         a = analyze(chunk)
@@ -305,6 +340,11 @@ def build_context_graph(
                     directed=directed.get(i, {}),
                 )
             )
+    for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
+        if node_key(name) in names and names[node_key(name)] == node_key(name):
+            names[node_key(name)] = name  # shown as written ("anti-inflammatory"), not as its key
+        if types.get(node_key(name)) in (None, "concept") and kind:
+            types[node_key(name)] = kind
     by_entity: dict[str, list[int]] = {}
     stem_df: dict[str, int] = {}
     for position, s in enumerate(sentences):
@@ -346,6 +386,17 @@ class QuestionParts:
     # what the answer is to the question's verb: its subject ("source": "Which kinase activates X?")
     # or its object ("target": "Which kinase does X activate?", "Which kinase is activated by X?")
     answer_role: str | None = None
+    # anchor key -> stems of the words the question describes it with ("the gut lipid mediator OEA",
+    # "lipopolysaccharide that leaks out of the gut"): what the anchor is, which a sentence about the
+    # anchor or its node description may say, not the answering sentence
+    anchor_described: dict[str, frozenset[str]] = field(default_factory=dict)
+    # anchor key -> stems of the words the question writes it with ("sirolimus" for the entity
+    # rapamycin): held by a chain that names the anchor
+    anchor_written: dict[str, frozenset[str]] = field(default_factory=dict)
+    # stems of each of the question's own phrases for a relation ("derived from", "coined the term")
+    phrase_stems: list[frozenset[str]] = field(default_factory=list)
+    # (stems of a paraphrase-group member the question writes, the stems of each member of its group)
+    paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -353,7 +404,20 @@ def _name_like(word: str, first: bool) -> bool:
         return True
     if len(word) > 1 and word.isupper():
         return True
+    if any(c.isupper() for c in word[1:]):
+        return True  # a capital inside a word is a symbol's ("mTOR", "alpha-Klotho"), wherever it stands
     return not first and word[:1].isupper()
+
+
+def _modifier_word(question: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` only modifies what follows it: joined by a hyphen to the
+    next word ("NAD+-degrading", "TNF-induced"), a possessive ("FOXO3's targets"), or the initial of
+    an abbreviated genus ("C. elegans"): a word of the kind asked for, not the answer's own name."""
+    rest = question[end : end + 2]
+    word = question[start:end]
+    if rest[:1] == "-" or word.endswith(("'s", "’s")):
+        return True
+    return len(word) == 1 and word.isupper() and rest[:1] == "."
 
 
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
@@ -393,7 +457,16 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 wh_noun = noun_form(tokens[j][2])
                 j += 1
                 break
-            if j > wh_start and _name_like(word, False) and low not in QUESTION_WORDS:
+            if low in PERSON_WH_WORDS:
+                wh_noun = PERSON_NOUN  # "Who coined ...": a person, whatever follows
+                j += 1
+                break
+            if (
+                j > wh_start
+                and _name_like(word, False)
+                and low not in QUESTION_WORDS
+                and not _modifier_word(question, start, end)
+            ):
                 wh_names.append(low)  # "Which FOXO protein": the answer's own name must say FOXO
             if j > wh_start and _content_word(word):
                 wh_noun = noun_form(low)  # a kind no type captures ("Which statin"): only the text can say it
@@ -409,9 +482,27 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
 
     anchors: dict[str, str] = {}
     written: set[str] = set()
+    # a surface the text writes for an entity of another key ("Oleoylethanolamide (OEA)": oea ->
+    # oleoylethanolamide), when no entity has that key itself
+    written_as = (
+        {
+            surface: entity
+            for s in graph.sentences
+            for surface, entity in s.written.items()
+            if surface != entity and surface not in graph.by_entity and entity in graph.by_entity
+        }
+        if graph is not None
+        else {}
+    )
 
-    def add(name: str, start: int, capitalised: bool) -> None:
-        key = node_key(name)
+    surfaces: dict[str, list[str]] = {}  # anchor key -> how the question writes it ("sirolimus")
+
+    def add(name: str, start: int, capitalised: bool, surface: str = "") -> None:
+        key = node_key(re.sub(r"['’]s$", "", name))  # "FOXO3's targets" names FOXO3
+        if key in written_as:  # "OEA", which the text defines as Oleoylethanolamide: that entity
+            key = written_as[key]
+        if key and not in_wh(start):
+            surfaces.setdefault(key, []).append(surface or name)
         if not key or in_wh(start) or key in anchors:
             return
         if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
@@ -421,7 +512,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             written.add(key)
 
     for m in a.mentions:
-        add(m.name, m.start, any(_name_like(w, m.start == 0) for w in m.surface.split()))
+        add(m.name, m.start, any(_name_like(w, m.start == 0) for w in m.surface.split()), m.surface)
     qkey = node_key(question)
     if graph is not None:
         for key in sorted(graph.names, key=len, reverse=True):
@@ -452,6 +543,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         st = noun_form(w)
         if in_wh(start) or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
             continue
+        if _name_like(w, i == 0):
+            continue  # a capitalised noun is a word of a name ("Physiology or Medicine"), no kind
         if {i - 1, i + 1} & anchor_tokens:
             continue
         bridge_nouns.append(st)
@@ -469,14 +562,32 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     )
     meant: dict[str, frozenset[str]] = {}
     cue_spans = [(c.start, c.end) for c in a.cues]
-    for phrase in _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans):
+    phrases = _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans)
+    phrase_stems = [frozenset(stem(w) for w in words(p) if _content_word(w)) for p in phrases]
+    for phrase in phrases:
         cls = relation_by_meaning(phrase)
         if cls is None:
             continue
         meant[cls] = meant.get(cls, frozenset()) | {stem(w) for w in words(phrase) if _content_word(w)}
-    required = [a for a in ordered if a in written] or ordered[:1]
+    # the anchors written as names; else the most specific one that is no setting ("in the epithelial
+    # cells ...": where, not what)
+    # a question opening with a setting preposition sets the scene up to its first comma ("In the
+    # epithelial cells lining the colon, which ...")
+    opening = question.find(",") if tokens and tokens[0][2].casefold() in SETTING_PREPOSITIONS else -1
+    settings = {
+        key
+        for key in ordered
+        if _in_setting(tokens, question, anchors[key], key) or 0 <= qkey.find(key) < len(node_key(question[:opening]))
+    }
+    required = [a for a in ordered if a in written] or [a for a in ordered if a not in settings][:1] or ordered[:1]
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
     answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
+    cue_tokens = {i for i, (start, _e, _w) in enumerate(tokens) if start in cue_starts}  # verbs
+    anchor_described = {
+        key: found
+        for key in ordered
+        if (found := _anchor_descriptors(tokens, anchors[key], key, cue_tokens, (wh_first, wh_end)))
+    }
     return QuestionParts(
         text=question,
         anchors=ordered,
@@ -495,6 +606,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         meant=meant,
         described=described,
         answer_role=answer_role,
+        anchor_described=anchor_described,
+        anchor_written={key: frozenset(stem(w) for w in words(" ".join(surfaces.get(key, [])))) for key in ordered},
+        phrase_stems=[p for p in phrase_stems if p],
+        paraphrases=_paraphrases(question, anchor_words),
         wh_describing=frozenset(
             stem(w)
             for s, _e, w in tokens
@@ -505,6 +620,119 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             and noun_form(w) != wh_noun
         ),
     )
+
+
+SETTING_PREPOSITIONS = frozenset(data_lines("setting_prepositions.txt"))
+
+
+def full_stem(word: str) -> str:
+    """A word with a plural or verb ending undone but not cut short ("compounds" -> "compound",
+    kept apart from "component"), for matching paraphrases."""
+    word = word.casefold()
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if len(word) >= len(suffix) + 3 and word.endswith(suffix) and not word.endswith(("ss", "us", "is")):
+            word = word[: -len(suffix)] + keep
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word  # "name" ~ "named"
+
+
+@functools.cache
+def paraphrase_groups() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Each group of ``data/paraphrase_groups.txt``: each member as its words' ``full_stem``s."""
+    return tuple(
+        tuple(tuple(full_stem(w) for w in words(m)) for m in line.split("|") if words(m))
+        for line in data_lines("paraphrase_groups.txt")
+    )
+
+
+def _writes(seq: list[str], member: tuple[str, ...]) -> bool:
+    n = len(member)
+    return any(tuple(seq[i : i + n]) == member for i in range(len(seq) - n + 1))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _full_stems(text: str) -> list[str]:
+    return [full_stem(w) for w in words(text)]
+
+
+def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]]:
+    """The paraphrase-group members the question writes (outside words whose stem is in ``skip``:
+    its names), each as the comparison stems of its words, with its whole group."""
+    seq = [full_stem(w) if stem(w) not in skip else "" for w in words(question)]
+    found = []
+    for group in paraphrase_groups():
+        for member in group:
+            if _writes(seq, member):
+                found.append((frozenset(stem(w) for w in member), group))
+    return found
+
+
+def _held_by_paraphrase(q: QuestionParts, graph: ContextGraph, positions: tuple[int, ...]) -> set[str]:
+    """The question's stems the sentences at ``positions`` hold in other words: a member of a
+    paraphrase group the question writes, where a sentence writes another member of its group
+    ("natural source of" is held by "produced by")."""
+    held: set[str] = set()
+    if not q.paraphrases:
+        return held
+    texts = [_full_stems(graph.sentences[p].text) for p in positions]
+    for member, group in q.paraphrases:
+        if any(_writes(seq, other) for seq in texts for other in group if frozenset(stem(w) for w in other) != member):
+            held |= member
+    return held
+
+
+ANCHOR_DESCRIPTOR_WORDS = 3  # content words before an anchor, or in a relative clause after it, that describe it
+
+
+def _anchor_descriptors(
+    tokens: list[tuple[int, int, str]], name: str, key: str, skip: set[int], wh_span: tuple[int, int]
+) -> frozenset[str]:
+    """Stems of the content words the question describes anchor ``key`` with: those right before it
+    ("the gut lipid mediator OEA", "to bacterial lipopolysaccharide") and those of a relative clause
+    right after it
+    ("lipopolysaccharide that leaks out of the gut"), at most ``ANCHOR_DESCRIPTOR_WORDS`` each."""
+    name_words = [node_key(w) for w in _WORD.findall(name)]
+    found: set[str] = set()
+    for i, (_s, _e, word) in enumerate(tokens):
+        if not name_words or node_key(word) != name_words[0]:
+            continue
+        last = i + len(name_words) - 1
+        for j in range(i - 1, max(-1, i - ANCHOR_DESCRIPTOR_WORDS - 1), -1):
+            w = tokens[j][2]
+            if j in skip or wh_span[0] <= tokens[j][0] < wh_span[1] or not _content_word(w):
+                break
+            found.add(stem(w))
+        after = last + 1
+        if (
+            after < len(tokens)
+            and tokens[after][2].casefold() in RELATIVE_WORDS
+            and not wh_span[0] <= tokens[after][0] < wh_span[1]  # "..., which receptor": the question word
+        ):
+            for j in range(last + 2, min(len(tokens), last + 2 + 2 * ANCHOR_DESCRIPTOR_WORDS)):
+                if j in skip:
+                    break
+                if _content_word(tokens[j][2]) and len(found) < 2 * ANCHOR_DESCRIPTOR_WORDS:
+                    found.add(stem(tokens[j][2]))
+        break
+    return frozenset(found) - {stem(w) for w in name_words}
+
+
+def _in_setting(tokens: list[tuple[int, int, str]], question: str, name: str, key: str) -> bool:
+    """Whether the question writes anchor ``key`` right after a setting preposition (an article or
+    adjectives between: "In the epithelial cells lining the colon")."""
+    first = key.split()[0] if key else ""
+    for i, (_s, _e, word) in enumerate(tokens):
+        if node_key(word).split()[:1] != [first]:
+            continue
+        for j in range(i - 1, max(-1, i - 4), -1):
+            low = tokens[j][2].casefold()
+            if low in SETTING_PREPOSITIONS:
+                return True
+            adjective = _content_word(tokens[j][2]) and not _name_like(tokens[j][2], j == 0)
+            if low not in ARTICLES and not adjective:
+                break
+        return False
+    return False
 
 
 DO_WORDS = frozenset("does do did".split())
@@ -667,6 +895,7 @@ class Chain:
     negated: bool = False
     reversed: bool = False  # the last hop's sentence relates its two ends the other way round
     last_related: bool = True  # the last hop's sentence relates its two ends by more than naming both
+    phrase_stated: bool = False  # the chain writes one of the question's own relation phrases (or a paraphrase)
 
 
 @dataclass
@@ -681,6 +910,7 @@ class ExtractiveAnswer:
 
 
 COPULAS = frozenset("is are was were a an the as".split())
+NAMING_PHRASES = tuple(tuple(line.split()) for line in data_lines("naming_words.txt"))
 
 
 def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[str]) -> bool:
@@ -695,6 +925,8 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return True
     if any(_abbreviates(w, noun) for w in key.split()):
         return True
+    if any(_head(surface) == noun for surface in _surfaces(graph, key)):
+        return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
     if _described_as(graph, key, noun) is not None:
         return True
     description = graph.descriptions.get(key)
@@ -702,6 +934,33 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return False
     others = [words(k) for k in graph.names if k != key and _mentions(node_key(description), k)]
     return _calls(words(description), words(key), noun, others)
+
+
+def _surfaces(graph: ContextGraph, key: str) -> set[str]:
+    """The forms the text writes entity ``key`` as: a surface the extractor read as it, and the long
+    form a sentence defines for it ("fibroblast growth factor 23 (FGF23)")."""
+    found = set()
+    for p in graph.by_entity.get(key, ()):
+        sentence = graph.sentences[p]
+        found |= {surface for surface, entity in sentence.written.items() if entity == key and surface != key}
+        found |= {node_key(long) for long, short in _abbreviations(sentence.text) if node_key(short) == key}
+    return found
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _abbreviations(text: str) -> tuple[tuple[str, str], ...]:
+    from kg_pipelines.graph.stated_aliases import find_abbreviations
+
+    return tuple(find_abbreviations(text))
+
+
+def _head(name: str) -> str:
+    """The noun form of a name's head word: its last word before a trailing number, letter or Greek
+    letter ("fibroblast growth factor 23" -> factor)."""
+    name_words = words(name)
+    while len(name_words) > 1 and (any(c.isdigit() for c in name_words[-1]) or len(name_words[-1]) == 1):
+        name_words.pop()
+    return noun_form(name_words[-1]) if name_words else ""
 
 
 COLLECTIVE_NOUNS = frozenset(data_lines("collective_nouns.txt"))
@@ -785,6 +1044,10 @@ def _calls(
     )
     for i in places:
         before = sentence_words[max(0, i - 1) : i]
+        for naming in NAMING_PHRASES:  # "a protein called MAM": the noun before the naming words
+            if i > len(naming) and sentence_words[i - len(naming) : i] == list(naming):
+                before = sentence_words[i - len(naming) - 1 : i - len(naming)]
+                break
         after = sentence_words[i + n : i + n + 2 + TYPE_WINDOW_WORDS]
         if after[:1] and after[0] not in COPULAS and after[1:2] and after[1] in BE_WORDS:
             after = after[1:]  # "Nicotinamide riboside (NR) is ...": the abbreviation between (not
@@ -792,8 +1055,13 @@ def _calls(
         described = bool(after[:1]) and after[0] in COPULAS
         if described:
             for j in range(1, len(after)):
-                if any(o and after[j : j + len(o)] == o for o in others):
-                    after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
+                other = next((o for o in others if o and after[j : j + len(o)] == o), None)
+                if other is not None:
+                    end = j + len(other)
+                    if end < len(after) and noun_form(after[end]) == noun:
+                        after = after[: end + 1]  # "a tyrosine kinase inhibitor": that name modifies the noun
+                    else:
+                        after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
                     break
         if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
             return True
@@ -886,6 +1154,14 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         for cls, meant in q.meant.items():  # the question's own words for a relation the chain states
             if cls in stated:
                 stems |= meant
+        stems |= _held_by_paraphrase(q, graph, chain.positions)
+        chain.phrase_stated = any(p <= stems for p in q.phrase_stems)
+        # the words the question describes an anchor with, said of it anywhere in the text or its node
+        # description ("the lipid mediator OEA": "Oleoylethanolamide (OEA) is an endogenous lipid mediator")
+        for anchor in hit:
+            stems |= q.anchor_written.get(anchor, frozenset())
+            if anchor in q.anchor_described:
+                stems |= q.anchor_described[anchor] & _said_of(graph, anchor)
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
         describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
@@ -980,7 +1256,12 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
         # own verb; a sentence that only names the answer beside the bridge (a list) does not state it
         return "the second sentence names the answer beside the bridge but relates them by no verb"
-    if chain.unrelated_hops and chain.unrelated_hops == len(chain.positions) and not q.relations:
+    if (
+        chain.unrelated_hops
+        and chain.unrelated_hops == len(chain.positions)
+        and not q.relations
+        and not (chain.bridge is None and chain.phrase_stated)
+    ):
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
         return "no connecting sentence relates what the question names to the answer"
@@ -1012,6 +1293,15 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     if chain.word_count_share < MIN_WORD_SHARE:
         return "the connecting sentences leave much of the question unanswered"
     return ""
+
+
+def _said_of(graph: ContextGraph, key: str) -> frozenset[str]:
+    """Stems of every sentence naming entity ``key`` and of its node description."""
+    said = set().union(*(graph.sentences[p].stems for p in _anchor_positions(graph, key)))
+    description = graph.descriptions.get(key)
+    if description:
+        said |= {stem(w) for w in words(description)}
+    return frozenset(said)
 
 
 def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain | None, str]:

@@ -1,0 +1,173 @@
+"""The offline reasoner on paraphrased one-hop questions, on small texts of our own: the kind asked
+for as the text states it, names the text defines, the question's relation in other words, and the
+question's own parsing (species prefixes, hyphenated modifiers, possessives, settings). Each answer
+the text states is supported, and a sibling the text does not relate stays unsupported."""
+
+from __future__ import annotations
+
+from kg_pipelines.llm.grounding import words
+from kg_pipelines.offline.rationale import (
+    _calls,
+    full_stem,
+    read_question,
+    reason,
+)
+
+PEOPLE = [
+    "Hans Berger and colleagues named this decline somatopause in 1998, and somatopause is now linked to "
+    "frailty and falls. The kinase LKB1 phosphorylates AMPK in muscle."
+]
+
+
+def test_who_asks_for_a_person_and_a_naming_verb_in_other_words():
+    # "coined the term" is said "named" in the text (a paraphrase group), and "Who" asks for a person
+    found = reason("Who coined the term somatopause?", PEOPLE, known_names=["somatopause"])
+    assert found.supported and found.answer_entity == "Hans Berger", found.answer
+    # a kinase is no person: "Who phosphorylates AMPK?" is not answered by LKB1
+    other = reason("Who phosphorylates AMPK?", PEOPLE, known_names=["somatopause"])
+    assert not other.supported and other.answer_entity is None, other.answer
+
+
+ROSEBURIA = [
+    "Roseburia intestinalis produces propionate and also secretes a protein called roseburia anti-inflammatory "
+    "factor (RAF), which inhibits NF-kB signalling in colon cells. Roseburia hominis produces butyrate."
+]
+
+
+def test_a_kind_noun_before_naming_words_calls_the_name_that_kind():
+    assert _calls(words("It secretes a protein called RAF, which acts"), ["raf"], "protein", [])
+    assert not _calls(words("It secretes RAF, which is called a protein"), ["raf"], "kinase", [])
+    found = reason("What protein made by Roseburia intestinalis dampens NF-kB signalling?", ROSEBURIA)
+    assert found.supported and "anti-inflammatory factor" in found.answer_entity.casefold(), found.answer
+    sibling = reason("What protein made by Roseburia hominis dampens NF-kB signalling?", ROSEBURIA)
+    assert not sibling.supported, sibling.answer
+
+
+KINASE_DRUGS = [
+    "Imatinib is a tyrosine kinase inhibitor approved for chronic myeloid leukaemia. Imatinib also inhibits KIT "
+    "in gastrointestinal stromal tumours. Quercetin is a flavonoid found in apples."
+]
+
+
+def test_an_is_a_statement_whose_kind_another_name_modifies():
+    # "a tyrosine kinase inhibitor": the name "tyrosine kinase" modifies the kind, it does not end it
+    found = reason("Which tyrosine kinase inhibitor is used against chronic myeloid leukaemia?", KINASE_DRUGS)
+    assert found.supported and found.answer_entity == "Imatinib", found.answer
+    other = reason("Which flavonoid is used against chronic myeloid leukaemia?", KINASE_DRUGS)
+    assert not other.supported, other.answer
+
+
+GROWTH_FACTORS = [
+    "Membrane-bound beta-Klotho acts mainly in the liver as an obligatory co-receptor for fibroblast growth "
+    "factor 21 (FGF21). FGF21 and beta-Klotho together lower plasma triglycerides."
+]
+
+
+def test_a_name_whose_long_form_ends_in_the_kind_is_of_that_kind():
+    found = reason("In the liver, which growth factor needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
+    assert found.supported and found.answer_entity == "FGF21", found.answer
+    other = reason("In the liver, which vitamin needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
+    assert not other.supported, other.answer
+
+
+MEDIATORS = [
+    "Palmitoylethanolamide (PEA) is an endogenous lipid mediator made by cells of the small intestine. "
+    "Palmitoylethanolamide activates the nuclear receptor PPAR-alpha in the gut, and this promotes satiety. "
+    "Anandamide activates the cannabinoid receptor CB1."
+]
+LPS = [
+    "Lipopolysaccharide (LPS) is a component of the outer membrane of gram-negative bacteria. "
+    "Lipopolysaccharide activates the receptor TLR4 on macrophages. Flagellin activates the receptor TLR5."
+]
+
+
+def test_an_abbreviation_the_text_defines_names_its_entity():
+    # the question writes PEA and describes it as a lipid mediator; the answering sentence writes
+    # Palmitoylethanolamide and the description is in the sentence defining PEA
+    found = reason("Which nuclear receptor is switched on by the lipid mediator PEA?", MEDIATORS)
+    assert found.supported and found.answer_entity.casefold() in ("pparα", "ppar-alpha"), found.answer
+    absent = reason("Which nuclear receptor is switched on by the lipid mediator AEA?", MEDIATORS)
+    assert not absent.supported, absent.answer
+    lps = reason("Which receptor does LPS activate?", LPS)
+    assert lps.supported and lps.answer_entity == "TLR4", lps.answer
+    assert not reason("Which receptor does LPS inhibit?", LPS).supported
+
+
+SOURCES = [
+    "Tacrolimus is a macrolide compound produced by the soil bacterium Streptomyces tsukubaensis. "
+    "Cyclosporin inhibits calcineurin in T cells."
+]
+
+
+def test_the_questions_relation_in_other_words_of_a_paraphrase_group():
+    assert full_stem("named") == full_stem("name") and full_stem("compounds") != full_stem("component")
+    found = reason("Which soil microbe is the natural source of tacrolimus?", SOURCES)
+    assert found.supported and found.answer_entity == "Streptomyces Tsukubaensis", found.answer
+    # a relation the text does not state in any words stays unsupported
+    assert not reason("Which soil microbe degrades tacrolimus?", SOURCES).supported
+    assert not reason("Which soil microbe is the natural source of cyclosporin?", SOURCES).supported
+
+
+def test_question_parsing_of_names_in_the_wh_phrase():
+    # a species prefix, a hyphenated modifier and a possessive are no name the answer must carry
+    assert read_question("Which C. elegans gene codes for the catalytic part of PI3K?").wh_names == []
+    assert read_question("Which NAD+-degrading ectoenzyme rises with age?").wh_names == []
+    assert read_question("Which FOXO protein does SIRT1 deacetylate?").wh_names == ["foxo"]
+    assert "foxo3" in read_question("Which enzyme is among FOXO3's target genes?").anchors
+    assert read_question("Who coined the term inflammaging?").wh_noun == "person"
+    # a capital inside a word is a name's ("alpha-Klotho"), so it is an anchor an answer must connect
+    assert read_question("In the kidney, which growth factor needs alpha-Klotho?").required != ["kidney"]
+    # a common noun after a setting preposition narrows where; the other one is what is asked about
+    parts = read_question("In the epithelial cells lining the colon, which receptor does butyrate switch on?")
+    assert parts.required == ["butyrate"], parts.required
+    # a capitalised type noun is a word of a name ("Physiology or Medicine"), no bridge to find
+    assert "medicine" not in read_question("Who won the Nobel Prize in Physiology or Medicine?").bridge_nouns
+
+
+COLON = [
+    "Butyrate activates the nuclear receptor PPAR-gamma in colonocytes. Butyrate is made by Roseburia species "
+    "and by Faecalibacterium prausnitzii from dietary fibre. Propionate activates FFAR3 on epithelial cells. "
+    "Acetate, propionate and butyrate reach high levels in the colon."
+]
+
+
+def test_a_question_opening_with_a_setting_requires_its_other_names():
+    # "the colon" is inside the opening setting: not what must be connected, and the "which" after its
+    # comma is the question word, no relative clause describing the colon
+    question = "In the epithelial cells lining the colon, which nuclear receptor does butyrate switch on?"
+    found = reason(question, COLON)
+    assert found.supported and found.answer_entity.casefold() in ("pparγ", "ppar-gamma"), found.answer
+    assert not reason(question.replace("butyrate", "acetate"), COLON).supported
+
+
+BARRIER = [
+    "With age, tight junctions become leakier, which allows bacterial products such as lipopolysaccharide (LPS) "
+    "to enter the blood. LPS activates the receptor TLR4 on macrophages. Flagellin activates the receptor TLR5 "
+    "on epithelial cells."
+]
+
+
+def test_words_describing_an_anchor_are_held_where_the_text_says_them_of_it():
+    # "bacterial" describes lipopolysaccharide; the text says it in another sentence than the answer's
+    found = reason("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?", BARRIER)
+    assert found.supported and found.answer_entity == "TLR4", found.answer
+    parts = read_question("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?")
+    assert "bacte" in parts.anchor_described["lipopolysaccharide"]
+    # nothing says flagellin is bacterial or in the blood: not supported
+    assert not reason("Which macrophage receptor responds to bacterial flagellin in the blood?", BARRIER).supported
+
+
+BACTEROIDES = [
+    "Bacteroides thetaiotaomicron produces acetate and also secretes a protein called secreted anti-adhesion "
+    "molecule (SAM), which blocks TLR5 signalling in colon cells. Bacteroides fragilis produces propionate, "
+    "which activates FFAR2."
+]
+
+
+def test_a_name_the_text_introduces_after_a_kind_noun_is_a_candidate():
+    # no recogniser knows "secreted anti-adhesion molecule"; the text introduces it as a protein
+    found = reason("What protein made by Bacteroides thetaiotaomicron dampens TLR5 signalling?", BACTEROIDES)
+    assert found.supported and found.answer_entity == "secreted anti-adhesion molecule", found.answer
+    # the sibling species makes no such protein
+    sibling = reason("What protein made by Bacteroides fragilis dampens TLR5 signalling?", BACTEROIDES)
+    assert not sibling.supported, sibling.answer
