@@ -13,11 +13,15 @@ unless its kg.yaml says otherwise), nothing recorded.
 
 An answer is **right** when a gold answer string (or one of its aliases) occurs in the answer text,
 case-insensitively; an absent-answer question is right when the answer is marked unsupported.
+**Named right** is stricter: the thing the answer names (``answer_entity``, the offline reasoner's
+"NAME: sentence") must hold a gold string or lie inside one, so an answer that names the wrong
+entity beside a sentence that happens to write the gold one is not counted (without a named
+entity, as from an LLM provider, the answer text is read as for "right").
 Printed:
 - supported answers that are right (share of the supported answers, absent questions included:
   a supported answer to one of them is wrong);
 - absent-answer questions marked unsupported;
-- right overall (share of all questions), and per kind.
+- right overall (share of all questions), and per kind; the same with named right.
 """
 
 from __future__ import annotations
@@ -45,6 +49,24 @@ def is_right(item: dict, answer: str, supported: bool) -> bool:
     return supported and any(gold.casefold() in text for gold in item["answers"])
 
 
+def comparable(name: str) -> str:
+    """A name as the graph keys it, Greek symbols spelled out and separators dropped: PPARα and
+    PPAR-alpha are one string."""
+    from kg_pipelines.graph.sibling_names import greek_letters
+    from kg_pipelines.ingestion.names import node_key
+
+    spelled = "".join(greek_letters().get(c, c) if not c.isascii() else c for c in name)
+    return node_key(spelled).replace(" ", "")
+
+
+def is_named_right(item: dict, answer: str, supported: bool, named: str | None) -> bool:
+    """``is_right`` judged on the entity the answer names, when it names one."""
+    if item["kind"] == "absent" or not named:
+        return is_right(item, answer, supported)
+    named = comparable(named)
+    return supported and any(comparable(gold) in named or named in comparable(gold) for gold in item["answers"])
+
+
 def share(part: int, whole: int) -> str:
     return f"{part / whole:.2f} ({part}/{whole})" if whole else "n/a (0)"
 
@@ -69,9 +91,10 @@ def main() -> None:
     for item in items:
         result = ask(settings, item["question"], record=False)
         right = is_right(item, result.answer, result.supported)
-        rows.append((item, result.supported, right))
+        named = is_named_right(item, result.answer, result.supported, getattr(result, "answer_entity", None))
+        rows.append((item, result.supported, right, named))
         if args.details:
-            mark = "RIGHT" if right else "WRONG"
+            mark = "RIGHT" if right and named else "TEXT" if right else "WRONG"
             flag = "supported" if result.supported else "unsupported"
             print(f"{mark:5} {flag:11} [{item['kind']}] {item['question']}\n      {result.answer[:300]}")
     elapsed = time.perf_counter() - started
@@ -82,11 +105,15 @@ def main() -> None:
     print(f"supported answers that are right:      {share(sum(r[2] for r in supported), len(supported))}")
     print(f"absent-answer questions unsupported:   {share(sum(not r[1] for r in absent), len(absent))}")
     print(f"right overall:                         {share(sum(r[2] for r in rows), len(rows))}")
+    print(
+        f"named right: supported / overall:      {share(sum(r[3] for r in supported), len(supported))} / "
+        f"{share(sum(r[3] for r in rows), len(rows))}"
+    )
     for kind in KINDS:
         of_kind = [r for r in rows if r[0]["kind"] == kind]
         print(
             f"  {kind:14} right {share(sum(r[2] for r in of_kind), len(of_kind))}, "
-            f"supported {sum(r[1] for r in of_kind)}"
+            f"named right {sum(r[3] for r in of_kind)}, supported {sum(r[1] for r in of_kind)}"
         )
 
 
