@@ -5,12 +5,8 @@ its first passage mentions; a passage that names many titles shares its weight a
 
 from __future__ import annotations
 
-import time
-
-import pyarrow as pa
 import pytest
 
-from kg_pipelines.config import load_settings
 from kg_pipelines.retrieval.chunk_retrieval import ChunkRetriever
 from kg_pipelines.retrieval.entity_linking import (
     NameIndex,
@@ -20,11 +16,8 @@ from kg_pipelines.retrieval.entity_linking import (
     written_words,
 )
 from kg_pipelines.retrieval.graph_ranking import build_passage_graph
-from kg_pipelines.stores.graph_snapshot import GraphSnapshot
-from kg_pipelines.stores.vectors import VectorStore, vectors_column
-from tests.test_chunk_retrieval import chunk_rows
 from tests.test_graph_ranking import tables
-from tests.test_relation_hop import WordEmbedder
+from tests.test_relation_hop import passage_retriever
 
 
 def name_graph(names: list[tuple[str, str]]):
@@ -113,47 +106,9 @@ PASSAGES = {
 QUESTION = "Who plays John in Meet Me in the Hyman Orlo birthplace?"
 
 
-def snapshot_tables():
-    nodes, edges = [], []
-    entities = sorted({e for _, _, mentions in PASSAGES.values() for e in mentions})
-    nodes += [(f"entity:{e}", "entity", e.title()) for e in entities]
-    for chunk, (title, _, mentions) in PASSAGES.items():
-        key = title.lower()
-        nodes += [(f"chunk:{chunk}", "chunk", f"{title} [1]"), (f"title:{key}", "title", title)]
-        edges.append(("TITLE_OF", f"title:{key}", f"chunk:{chunk}", 0.5))
-        edges += [("MENTIONS", f"chunk:{chunk}", f"entity:{e}", 0.5) for e in mentions]
-        if key in entities:
-            edges.append(("NAMES", f"title:{key}", f"entity:{key}", 0.5))
-    node_table, edge_table = tables(nodes, edges)
-    chunks = pa.table(
-        {
-            "chunk_id": list(PASSAGES),
-            "document_id": [f"c/{c}" for c in PASSAGES],
-            "collection": ["c"] * len(PASSAGES),
-            "seq": [0] * len(PASSAGES),
-            "title": [title for title, _, _ in PASSAGES.values()],
-        }
-    )
-    empty = pa.table({"id": pa.array([], pa.string())})
-    return GraphSnapshot("v1", None, time.time(), node_table, edge_table, empty, empty, chunks, empty)
-
-
 @pytest.fixture
 def retriever(tmp_path):
-    settings = load_settings(tmp_path)
-    settings = settings.model_copy(
-        update={"retrieval": settings.retrieval.model_copy(update={"link_by_vector": False})}
-    )
-    store = VectorStore.for_settings(settings)
-    rows = chunk_rows([(c, text) for c, (_, text, _) in PASSAGES.items()])
-    vectors = vectors_column(WordEmbedder().embed(rows.column("text").to_pylist()))
-    store.replace(
-        "chunks", "c", "chunk_id", [], rows.set_column(rows.schema.get_field_index("vector"), "vector", vectors)
-    )
-    snapshot = snapshot_tables()
-    retriever = ChunkRetriever(settings, snapshot_loader=lambda: snapshot)
-    retriever._embedder_for = lambda model: WordEmbedder()
-    return retriever
+    return passage_retriever(tmp_path, PASSAGES)
 
 
 def ranked(retriever: ChunkRetriever) -> list[str]:

@@ -108,11 +108,13 @@ class WordEmbedder:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
 
-def snapshot_tables():
+def snapshot_tables(passages: dict = PASSAGES) -> GraphSnapshot:
+    """A snapshot of ``passages`` (chunk id -> title, text, entity names): one title node and one
+    chunk per passage, its MENTIONS, and NAMES from a title to the entity of the same name."""
     nodes, edges = [], []
-    entities = sorted({e for _, _, mentions in PASSAGES.values() for e in mentions})
+    entities = sorted({e for _, _, mentions in passages.values() for e in mentions})
     nodes += [(f"entity:{e}", "entity", e.title()) for e in entities]
-    for chunk, (title, _, mentions) in PASSAGES.items():
+    for chunk, (title, _, mentions) in passages.items():
         key = title.lower()
         nodes += [(f"chunk:{chunk}", "chunk", f"{title} [1]"), (f"title:{key}", "title", title)]
         edges.append(("TITLE_OF", f"title:{key}", f"chunk:{chunk}", 0.5))
@@ -122,33 +124,39 @@ def snapshot_tables():
     node_table, edge_table = tables(nodes, edges)
     chunks = pa.table(
         {
-            "chunk_id": list(PASSAGES),
-            "document_id": [f"c/{c}" for c in PASSAGES],
-            "collection": ["c"] * len(PASSAGES),
-            "seq": [0] * len(PASSAGES),
-            "title": [title for title, _, _ in PASSAGES.values()],
+            "chunk_id": list(passages),
+            "document_id": [f"c/{c}" for c in passages],
+            "collection": ["c"] * len(passages),
+            "seq": [0] * len(passages),
+            "title": [title for title, _, _ in passages.values()],
         }
     )
     empty = pa.table({"id": pa.array([], pa.string())})
     return GraphSnapshot("v1", None, time.time(), node_table, edge_table, empty, empty, chunks, empty)
 
 
-@pytest.fixture
-def retriever(tmp_path):
+def passage_retriever(tmp_path, passages: dict = PASSAGES) -> ChunkRetriever:
+    """A retriever over ``passages`` in collection ``c``: their chunks embedded by ``WordEmbedder``
+    into LanceDB, the snapshot of ``snapshot_tables``, no vector linking."""
     settings = load_settings(tmp_path)
     settings = settings.model_copy(
         update={"retrieval": settings.retrieval.model_copy(update={"link_by_vector": False})}
     )
     store = VectorStore.for_settings(settings)
-    rows = chunk_rows([(c, text) for c, (_, text, _) in PASSAGES.items()])
+    rows = chunk_rows([(c, text) for c, (_, text, _) in passages.items()])
     vectors = vectors_column(WordEmbedder().embed(rows.column("text").to_pylist()))
     store.replace(
         "chunks", "c", "chunk_id", [], rows.set_column(rows.schema.get_field_index("vector"), "vector", vectors)
     )
-    snapshot = snapshot_tables()
+    snapshot = snapshot_tables(passages)
     retriever = ChunkRetriever(settings, snapshot_loader=lambda: snapshot)
     retriever._embedder_for = lambda model: WordEmbedder()
     return retriever
+
+
+@pytest.fixture
+def retriever(tmp_path):
+    return passage_retriever(tmp_path)
 
 
 def ranked(retriever: ChunkRetriever, **options) -> list[str]:
