@@ -171,3 +171,15 @@ def test_a_name_the_text_introduces_after_a_kind_noun_is_a_candidate():
     # the sibling species makes no such protein
     sibling = reason("What protein made by Bacteroides fragilis dampens TLR5 signalling?", BACTEROIDES)
     assert not sibling.supported, sibling.answer
+
+
+SECRETED = [
+    "Lactobacillus rhamnosus GG produces lactate and also secretes a protein called soluble factor p40, "
+    "which blocks TNF-alpha signalling in intestinal cells."
+]
+
+
+def test_the_answer_the_text_calls_the_asked_kind_outranks_one_only_typed_as_it():
+    # TNF-alpha is a protein by its type; the sentence calls the secreted factor "a protein"
+    found = reason("What protein does Lactobacillus rhamnosus GG secrete?", SECRETED)
+    assert found.supported and found.answer_entity.casefold() == "soluble factor p40", found.answer

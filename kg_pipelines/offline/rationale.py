@@ -909,6 +909,7 @@ class ExtractiveAnswer:
     reason: str = ""  # why it is not supported (empty when it is)
 
 
+KIND_SAID_WEIGHT = 1.0  # an answer the text calls the asked kind outranks one only typed as it
 COPULAS = frozenset("is are was were a an the as".split())
 NAMING_PHRASES = tuple(tuple(line.split()) for line in data_lines("naming_words.txt"))
 
@@ -1173,6 +1174,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             and not _collective(chain.candidate, q.wh_noun)
             and _named_as(graph, chain.candidate, q.wh_names)
         )
+        # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
+        said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
         bridge_ok = chain.bridge is not None and _bridge_described(q, graph, chain.bridge)
         # each hop links its two ends in its sentence, not negated
         # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
@@ -1198,6 +1201,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             + 2.0 * chain.word_share
             + 1.0 * describing
             + (1.5 if chain.kind_ok else 0.0)
+            + (KIND_SAID_WEIGHT if said_kind else 0.0)
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
             - (0.6 if chain.bridge is not None else 0.0)
