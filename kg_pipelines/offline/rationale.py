@@ -575,9 +575,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # epithelial cells lining the colon, which ...")
     opening = question.find(",") if tokens and tokens[0][2].casefold() in SETTING_PREPOSITIONS else -1
     settings = {
-        key
-        for key in ordered
-        if _in_setting(tokens, question, anchors[key], key) or 0 <= qkey.find(key) < len(node_key(question[:opening]))
+        key for key in ordered if _in_setting(tokens, key) or 0 <= qkey.find(key) < len(node_key(question[:opening]))
     }
     required = [a for a in ordered if a in written] or [a for a in ordered if a not in settings][:1] or ordered[:1]
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
@@ -586,7 +584,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     anchor_described = {
         key: found
         for key in ordered
-        if (found := _anchor_descriptors(tokens, anchors[key], key, cue_tokens, (wh_first, wh_end)))
+        if (found := _anchor_descriptors(tokens, anchors[key], cue_tokens, (wh_first, wh_end)))
     }
     return QuestionParts(
         text=question,
@@ -685,9 +683,9 @@ ANCHOR_DESCRIPTOR_WORDS = 3  # content words before an anchor, or in a relative 
 
 
 def _anchor_descriptors(
-    tokens: list[tuple[int, int, str]], name: str, key: str, skip: set[int], wh_span: tuple[int, int]
+    tokens: list[tuple[int, int, str]], name: str, skip: set[int], wh_span: tuple[int, int]
 ) -> frozenset[str]:
-    """Stems of the content words the question describes anchor ``key`` with: those right before it
+    """Stems of the content words the question describes an anchor (written ``name``) with: those right before it
     ("the gut lipid mediator OEA", "to bacterial lipopolysaccharide") and those of a relative clause
     right after it
     ("lipopolysaccharide that leaks out of the gut"), at most ``ANCHOR_DESCRIPTOR_WORDS`` each."""
@@ -717,7 +715,7 @@ def _anchor_descriptors(
     return frozenset(found) - {stem(w) for w in name_words}
 
 
-def _in_setting(tokens: list[tuple[int, int, str]], question: str, name: str, key: str) -> bool:
+def _in_setting(tokens: list[tuple[int, int, str]], key: str) -> bool:
     """Whether the question writes anchor ``key`` right after a setting preposition (an article or
     adjectives between: "In the epithelial cells lining the colon")."""
     first = key.split()[0] if key else ""
