@@ -385,8 +385,9 @@ class ChunkRetriever:
         named, related = [], {}
         if self._names_lead(ranking):
             named = self._titles_named_by_best(seeded, collections)
-            related = self._relation_passages(ranking, first, seeded, collections, named)
-            named += self._composed_titles(ranking, seeded, collections, named)
+            hops = {c: self._first_hop(ranking, c, seeded.get(c, [])) for c in collections}
+            related = self._relation_passages(ranking, first, hops, named)
+            named += self._composed_titles(ranking, hops, named)
         if named or related:  # the walk again, also from where its best passages lead (docs/retrieval.md)
             seeds = {c: seeds.get(c, 0.0) + related.get(c, 0.0) for c in {**seeds, **related}}
             seeded = self.graph_ranking(replace(ranking, links=[*ranking.links, *named]), collections, seeds)
@@ -426,13 +427,18 @@ class ChunkRetriever:
                 found += [replace(link, score=link.score / len(named)) for link in named]
         return found
 
-    def _first_hop(self, ranking: QuestionRanking, ranked: list[tuple[str, float]]) -> list[tuple[int, int]]:
+    def _first_hop(
+        self, ranking: QuestionRanking, collection: str, ranked: list[tuple[str, float]]
+    ) -> tuple[list[tuple[int, int]], set[str]]:
         """(rank, position) of the first walk's ``relation_hop_passages`` best passages of one
-        collection that touch a name the question writes: their subject is the question's, so what
-        they mention leads on."""
-        from kg_pipelines.retrieval.entity_linking import writes_name
+        collection that touch a name the question writes (their subject is the question's, so what
+        they mention leads on), and the words their texts write (``written_words``): what the next
+        hop need not find again."""
+        from kg_pipelines.retrieval.entity_linking import writes_name, written_words
 
         _, graph, _ = self.graph()
+        if graph is None or graph.empty:
+            return [], set()
         written = {link.position for link in ranking.links if writes_name(link, ranking.question)}
         indptr, indices = graph.transition.indptr, graph.transition.indices
         out = []
@@ -440,20 +446,19 @@ class ChunkRetriever:
             position = graph.position.get("chunk:" + chunk_id)
             if position is not None and written.intersection(indices[indptr[position] : indptr[position + 1]].tolist()):
                 out.append((rank, position))
-        return out
+        if not out:
+            return [], set()
+        rows = self.index(collection).rows([graph.node_ids[p].removeprefix("chunk:") for _, p in out])
+        return out, written_words(row.text for row in rows.values())
 
     def _composed_titles(
-        self,
-        ranking: QuestionRanking,
-        lists: dict[str, list[tuple[str, float]]],
-        collections: list[str],
-        named: list,
+        self, ranking: QuestionRanking, hops: dict[str, tuple[list[tuple[int, int]], set[str]]], named: list
     ) -> list:
         """Titles the question composes from a bridge's name and its own words
         (``entity_linking.composed_titles``; docs/retrieval.md, "Titles composed from a bridge"): the
         bridges are the entities a first-hop passage mentions and the titles its text names, the k-th
         passage's weighing 1 / k, as the titles its text names do."""
-        from kg_pipelines.retrieval.entity_linking import composed_titles, written_words
+        from kg_pipelines.retrieval.entity_linking import composed_titles
 
         _, graph, names = self.graph()
         if graph is None or graph.empty:
@@ -461,12 +466,7 @@ class ChunkRetriever:
         indptr, indices, kinds = graph.transition.indptr, graph.transition.indices, graph.kinds
         linked = {link.position for link in ranking.links}
         found: dict[int, object] = {}
-        for collection in collections:
-            first = self._first_hop(ranking, lists.get(collection, []))
-            if not first:
-                continue
-            rows = self.index(collection).rows([graph.node_ids[p].removeprefix("chunk:") for _, p in first])
-            said = written_words(row.text for row in rows.values())
+        for first, said in hops.values():
             for rank, position in first:
                 bridges = {p for p in indices[indptr[position] : indptr[position + 1]] if kinds[p] == "entity"}
                 bridges |= {link.position for link in named}
@@ -479,21 +479,21 @@ class ChunkRetriever:
         self,
         ranking: QuestionRanking,
         walked: np.ndarray | None,
-        lists: dict[str, list[tuple[str, float]]],
-        collections: list[str],
+        hops: dict[str, tuple[list[tuple[int, int]], set[str]]],
         named: list,
     ) -> dict[str, float]:
         """The next hop chosen by the question's relation (docs/retrieval.md, "The relation's hop").
-        First-hop passages: the first walk's ``relation_hop_passages`` best passages that touch a
-        name the question writes. Bridges: the entities they mention that the question does not
-        link, and the titles their text names (``named``). The relation: the question's words less
+        First-hop passages (``hops``, per collection, as ``_first_hop`` gives them): the first walk's
+        ``relation_hop_passages`` best passages that touch a name the question writes. Bridges: the
+        entities they mention that the question does not link, and the titles their text names
+        (``named``). The relation: the question's words less
         its names, function words and the words the first-hop passages already write ("the state
         where Henry Worrall died has how many congressional districts" -> state, congressional,
         districts). Each bridge passage scores its BM25 for those words times its first-walk
         probability (a bridge in hundreds of passages spreads thin); the ``relation_hop_seeds`` best
         seed the second walk, the r-th weighing ``passage_seed_weight`` / r, as a text ranking's
         passage does. chunk_id -> restart weight."""
-        from kg_pipelines.retrieval.entity_linking import relation_words, written_words
+        from kg_pipelines.retrieval.entity_linking import relation_words
 
         depth, keep = self.options.relation_hop_passages, self.options.relation_hop_seeds
         _, graph, _ = self.graph()
@@ -507,17 +507,14 @@ class ChunkRetriever:
 
         linked = {link.position for link in ranking.links}
         out: dict[str, float] = {}
-        for collection in collections:
-            best = [position for _, position in self._first_hop(ranking, lists.get(collection, []))]
+        for collection, (first, said) in hops.items():
+            best = [position for _, position in first]
             bridges = {p for b in best for p in neighbours(b) if kinds[p] == "entity"} - linked
             bridges |= {link.position for link in named}
             candidates = sorted({p for b in bridges for p in neighbours(b) if kinds[p] == "chunk"} - set(best))
             if not candidates:
                 continue
             index = self.index(collection)
-            said = written_words(
-                row.text for row in index.rows([graph.node_ids[p].removeprefix("chunk:") for p in best]).values()
-            )
             words = [w for w in asked if w.removesuffix("s") not in said]
             hits = index.bm25_within(
                 " ".join(words), [graph.node_ids[p].removeprefix("chunk:") for p in candidates], len(candidates)
