@@ -242,6 +242,11 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
         report.documents += len(batch.ids)
         report.chunks += len(batch.chunk_rows)
         window.append(batch)
+        # the window (``chunk_jobs.embed_every`` chunks) is one embedding call: the embedder orders a
+        # call's texts by length, so that a batch of 64 pads to little (a commit batch of 256 chunks
+        # padded HotpotQA's 994 passages to 17 % more word pieces than one call over all of them);
+        # it bounds what is held for it (texts and vectors) and what a crash costs (embedding only:
+        # the rows are written by then)
         if sum(len(b.to_embed) for b in window) >= ctx.settings.chunk_jobs.embed_every:
             embed_window()
 
@@ -261,13 +266,6 @@ def sync_chunks(ctx, scope, counter: TokenCounter) -> ChunkingReport:
     write_in_batches(batches, prepare, drop_outdated_vectors, commit)
     embed_window()
     return report
-
-
-# Chunks embedded per call (``chunk_jobs.embed_every``, 4,096): the embedder orders a call's texts
-# by length, so that a batch of 64 pads to little; a commit batch of 256 chunks padded HotpotQA's
-# 994 passages to 17 % more word pieces than one call over all of them. The window bounds what is
-# held for it (the chunks' texts and vectors) and what a crash costs (embedding only: the rows are
-# written by then).
 
 
 def _document_batches(docs: list[dict], chunks_per_batch: int, chunk_tokens: int):
