@@ -396,9 +396,7 @@ def pair_cosines(pairs: Sequence[tuple[str, str]], vectors: dict[str, np.ndarray
     if not pairs or not vectors:
         return np.zeros(len(pairs), dtype=np.float32)
     row = {node_id: i for i, node_id in enumerate(vectors)}
-    matrix = np.stack(list(vectors.values())).astype(np.float32, copy=False)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    matrix = _unit_rows(np.stack(list(vectors.values())))
     matrix = np.vstack([matrix, np.zeros((1, matrix.shape[1]), dtype=np.float32)])  # the row of "no vector"
     missing = len(matrix) - 1
     left = np.fromiter((row.get(a, missing) for a, _ in pairs), dtype=np.int64, count=len(pairs))
