@@ -55,7 +55,7 @@ def comparable(name: str) -> str:
     from kg_pipelines.graph.sibling_names import greek_letters
     from kg_pipelines.ingestion.names import node_key
 
-    spelled = "".join(greek_letters().get(c, c) if not c.isascii() else c for c in name)
+    spelled = "".join(greek_letters().get(c, c) for c in name)
     return node_key(spelled).replace(" ", "")
 
 
@@ -91,7 +91,7 @@ def main() -> None:
     for item in items:
         result = ask(settings, item["question"], record=False)
         right = is_right(item, result.answer, result.supported)
-        named = is_named_right(item, result.answer, result.supported, getattr(result, "answer_entity", None))
+        named = is_named_right(item, result.answer, result.supported, result.answer_entity)
         rows.append((item, result.supported, right, named))
         if args.details:
             mark = "RIGHT" if right and named else "TEXT" if right else "WRONG"
