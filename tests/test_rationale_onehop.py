@@ -183,3 +183,15 @@ def test_the_answer_the_text_calls_the_asked_kind_outranks_one_only_typed_as_it(
     # TNF-alpha is a protein by its type; the sentence calls the secreted factor "a protein"
     found = reason("What protein does Lactobacillus rhamnosus GG secrete?", SECRETED)
     assert found.supported and found.answer_entity.casefold() == "soluble factor p40", found.answer
+
+
+def test_a_copular_question_asks_for_the_kind_its_subject_names():
+    # "What is the protein ... called?": the subject after "is the" says what the answer is, so a
+    # compound of the same sentence (propionate) is no answer, however well its words fit
+    parts = read_question("What is the anti-inflammatory protein secreted by Roseburia intestinalis called?")
+    assert parts.wh_noun == "protein"
+    assert read_question("What is the worm gene for the scaffold protein of mTORC1 called?").wh_noun == "gene"
+    found = reason("What is the anti-inflammatory protein secreted by Roseburia intestinalis called?", ROSEBURIA)
+    assert found.supported and "roseburia anti-inflammatory factor" in found.answer_entity.casefold(), found.answer
+    compound = reason("What is the short-chain fatty acid produced by Roseburia intestinalis?", ROSEBURIA)
+    assert compound.answer_entity is None or "factor" not in compound.answer_entity.casefold(), compound.answer

@@ -420,6 +420,15 @@ def _modifier_word(question: str, start: int, end: int) -> bool:
     return len(word) == 1 and word.isupper() and rest[:1] == "."
 
 
+def _copular_subject(tokens: list[tuple[int, int, str]], wh_start: int) -> int:
+    """The index of the article opening the subject of a copular wh-question ("What is **the**
+    enzyme ... called?", "Which was **the** first drug ..."), else ``wh_start``."""
+    following = [w.casefold() for _s, _e, w in tokens[wh_start + 1 : wh_start + 3]]
+    if len(following) == 2 and following[0] in BE_WORDS and following[1] in ARTICLES:
+        return wh_start + 2
+    return wh_start
+
+
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
@@ -440,11 +449,17 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     wh_names: list[str] = []
     if wh_start is not None:
         j = wh_start
+        # "What is the anti-inflammatory protein ... called?": the copula's subject says what the
+        # answer is, so the wh-phrase reads on past "is the"
+        phrase_start = _copular_subject(tokens, wh_start)
         while j < len(tokens):
             start, end, word = tokens[j]
             low = word.casefold()
-            if j > wh_start and (
-                low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from") or j - wh_start > 3
+            if j == wh_start + 1 and phrase_start > wh_start:
+                j = phrase_start + 1
+                continue
+            if j > phrase_start and (
+                low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from") or j - phrase_start > 3
             ):
                 break
             if noun_form(low) in nouns:
