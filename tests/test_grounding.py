@@ -281,3 +281,26 @@ def test_offline_answers_are_always_grounded(entity_types):
     assert all(
         name_occurs(n, ChunkText.of(" ".join(PASSAGES.values())), grounding.gazetteer_aliases) for n in only_by_synonym
     )
+
+
+def test_a_chunk_and_each_of_its_descriptions_are_prepared_once(monkeypatch):
+    # the provider checks its answer and the client checks it again; descriptions repeat (the
+    # entities of one sentence are described by it): each is worked out once per chunk
+    calls: list[str] = []
+    support = grounding._support
+
+    def counting(description, chunk):
+        calls.append(description)
+        return support(description, chunk)
+
+    monkeypatch.setattr(grounding, "_support", counting)
+    text = CHUNK + " A sentence seen only by this test."
+    chunk = ChunkText.of(text)
+    assert ChunkText.of(text) is chunk
+    sentence = "Metformin activates AMPK in hepatocytes."
+    first = description_support(sentence, chunk)
+    again = description_support(sentence, ChunkText.of(text))
+    assert again == first and first.grounded() and calls == [sentence]
+    # another chunk judges the same description afresh
+    other = ChunkText.of("TNFα levels fell. Nothing else here.")
+    assert not description_support(sentence, other).grounded() and calls == [sentence, sentence]

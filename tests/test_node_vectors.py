@@ -92,3 +92,31 @@ def test_the_first_mention_is_where_a_case_blind_search_finds_the_name(name, tex
 
     found = re.search(re.escape(name), text, re.IGNORECASE)
     assert first_mention(name, text) == (found.span() if found else None)
+
+
+def test_new_texts_go_to_the_embedder_shortest_first_and_each_node_keeps_its_own_vector(conn, tmp_path, monkeypatch):
+    import kg_pipelines.stores.node_vectors as node_vectors
+
+    monkeypatch.setattr(node_vectors, "BATCH", 2)  # calls of two texts
+
+    class CallRecorder(NameEmbedder):
+        calls: list[list[str]] = []
+
+        def embed(self, texts):
+            self.calls.append(list(texts))
+            return super().embed(texts)
+
+    names = ["Bartholomew Fairweather", "Ann", "Clementine Hargreaves-Smith", "Bo", "Dmitri Volkov"]
+    for i, name in enumerate(names):
+        add_node(conn, f"person:{i}", name, node_type="person")
+    embedder = CallRecorder()
+    sync_node_vectors(conn, NodeVectors(tmp_path / "lancedb"), embedder)
+    # a call holds texts of like length: the short names together, the long ones together
+    assert embedder.calls == [
+        ["Bo", "Ann"],
+        ["Dmitri Volkov", "Bartholomew Fairweather"],
+        ["Clementine Hargreaves-Smith"],
+    ]
+    vectors = NodeVectors(tmp_path / "lancedb").vectors([f"person:{i}" for i in range(len(names))])
+    for i, name in enumerate(names):
+        assert np.allclose(vectors[f"person:{i}"], NameEmbedder().embed([name])[0])

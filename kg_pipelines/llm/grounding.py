@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 MIN_SHARE = 0.6
@@ -92,16 +92,25 @@ def content_stems(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class ChunkText:
-    """A chunk's words, prepared once for checking many descriptions and names against it."""
+    """A chunk's words, prepared once for checking many descriptions and names against it.
+    ``of`` keeps the last few chunks' (the offline provider checks its own answer, then the client
+    checks it again), and a chunk keeps each description's support: an extraction describes the
+    entities of a sentence by that sentence, so descriptions repeat (HotpotQA as long documents:
+    13,672 descriptions, 5,184 distinct within their chunk, checked twice)."""
 
     words: tuple[str, ...]
     stems: tuple[str, ...]
     stem_set: frozenset[str]
     at_stem: dict[str, list[int]]  # stem -> positions: a name is looked for where it can start
     at_letter: dict[str, list[int]]  # first letter of a word -> positions
+    supports: dict[str, Support] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, text: str) -> ChunkText:
+        return _chunk_text(text)
+
+    @classmethod
+    def _prepare(cls, text: str) -> ChunkText:
         ws = tuple(words(text))
         stems = tuple(stem(w) for w in ws)
         at_stem: dict[str, list[int]] = {}
@@ -128,7 +137,19 @@ class Support:
         return self.total > 0 and self.share >= min_share
 
 
+@lru_cache(maxsize=8)  # the chunks being checked now (their tasks run a few at a time)
+def _chunk_text(text: str) -> ChunkText:
+    return ChunkText._prepare(text)
+
+
 def description_support(description: str, chunk: ChunkText) -> Support:
+    known = chunk.supports.get(description)
+    if known is None:
+        known = chunk.supports[description] = _support(description, chunk)
+    return known
+
+
+def _support(description: str, chunk: ChunkText) -> Support:
     found, total, missing = 0, 0, []
     for word in words(description):
         if word in STOP_WORDS or (len(word) == 1 and not word.isdigit()):

@@ -192,7 +192,11 @@ class NodeVectors:
             if key not in known:
                 fresh.setdefault(key, text)
         reused = len(nodes) - len(fresh)
-        fresh_items = list(fresh.items())
+        # shortest first, so that each call of BATCH texts holds texts of like length: the embedder
+        # orders a call's texts by word pieces and batches them, and a call that mixes bare names
+        # with the windows of own descriptions pads more (long documents: 48,049 padded word pieces
+        # in calls of the nodes' order, 46,311 in calls by length, 45,873 in one call)
+        fresh_items = sorted(fresh.items(), key=lambda item: len(item[1]))
         for start in range(0, len(fresh_items), BATCH):
             part = fresh_items[start : start + BATCH]
             known.update(zip([k for k, _ in part], embedder.embed([t for _, t in part])))
