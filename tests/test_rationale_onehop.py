@@ -195,3 +195,13 @@ def test_a_copular_question_asks_for_the_kind_its_subject_names():
     assert found.supported and "roseburia anti-inflammatory factor" in found.answer_entity.casefold(), found.answer
     compound = reason("What is the short-chain fatty acid produced by Roseburia intestinalis?", ROSEBURIA)
     assert compound.answer_entity is None or "factor" not in compound.answer_entity.casefold(), compound.answer
+
+
+def test_a_setting_answers_where_and_the_thing_secreted_answers_what():
+    # "RAF, which inhibits NF-kB signalling in colon cells": RAF is both what R. intestinalis secretes
+    # and what inhibits NF-kB (each anchor's relation to it counts); colon is only where, the answer
+    # to a "where" question and to no other
+    what = reason("What does Roseburia intestinalis secrete to inhibit NF-kB?", ROSEBURIA)
+    assert what.supported and "factor" in what.answer_entity.casefold(), what.answer
+    where = reason("Where does the protein secreted by Roseburia intestinalis inhibit NF-kB signalling?", ROSEBURIA)
+    assert where.supported and where.answer_entity.casefold() == "colon", where.answer

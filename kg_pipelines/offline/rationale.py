@@ -397,6 +397,7 @@ class QuestionParts:
     phrase_stems: list[frozenset[str]] = field(default_factory=list)
     # (stems of a paraphrase-group member the question writes, the stems of each member of its group)
     paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
+    asks_setting: bool = False  # "In which country ...", "Where ...": the answer is a setting
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -623,6 +624,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         anchor_written={key: frozenset(stem(w) for w in words(" ".join(surfaces.get(key, [])))) for key in ordered},
         phrase_stems=[p for p in phrase_stems if p],
         paraphrases=_paraphrases(question, anchor_words),
+        asks_setting=wh_start is not None
+        and (
+            tokens[wh_start][2].casefold() == "where"
+            or (wh_start > 0 and tokens[wh_start - 1][2].casefold() in SETTING_PREPOSITIONS)
+        ),
         wh_describing=frozenset(
             stem(w)
             for s, _e, w in tokens
@@ -1160,7 +1166,12 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         stated = set()
         for i, sentence in enumerate(sentences):
             pair = frozenset(ends[i : i + 2]) if i + 1 < len(ends) else frozenset()
-            tags = sentence.relations.get(pair, ())
+            tags = tuple(sentence.relations.get(pair, ()))
+            if i == 0 and len(ends) > 1:  # every anchor of the first sentence relates to the next end
+                # ("X secretes RAF, which inhibits NF-kB": RAF is what X secretes and what inhibits NF-kB)
+                tags += tuple(
+                    t for a in in_first if a != start for t in sentence.relations.get(frozenset((a, ends[1])), ())
+                )
             stated |= {_relation_of(t) for t in tags}
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
@@ -1190,6 +1201,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
         bridge_ok = chain.bridge is not None and _bridge_described(q, graph, chain.bridge)
+        # "... inhibits NF-kB signalling in intestinal cells": a place the sentence sets its statement
+        # in answers "where", not "what"
+        off_setting = q.asks_setting != _only_as_setting(graph, chain.candidate, chain.positions[-1])
         # each hop links its two ends in its sentence, not negated
         # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
         # strains did not prevent C. difficile diarrhoea" denies Lactobacillus -> C. difficile)
@@ -1221,9 +1235,30 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
             - (2.0 if chain.negated else 0.0)
             - (2.0 if chain.reversed else 0.0)
+            - (SETTING_PENALTY if off_setting else 0.0)
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
     return chains
+
+
+SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
+
+
+def _only_as_setting(graph: ContextGraph, key: str, position: int) -> bool:
+    """Whether the sentence at ``position`` writes entity ``key`` only as the setting of what it says:
+    right after a setting preposition, an article between or not ("signalling in intestinal cells")."""
+    found = [i for p, sentence_words, i in _written_at(graph, key) if p == position]
+    if not found:
+        return False
+    sentence_words = words(graph.sentences[position].text)
+
+    def set_in(i: int) -> bool:
+        before = sentence_words[max(0, i - 2) : i]
+        if before[-1:] and before[-1] in ARTICLES:
+            before = before[:-1]
+        return bool(before) and before[-1] in SETTING_PREPOSITIONS
+
+    return all(set_in(i) for i in found)
 
 
 def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: str) -> bool:
