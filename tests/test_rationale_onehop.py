@@ -122,6 +122,8 @@ def test_question_parsing_of_names_in_the_wh_phrase():
     assert parts.required == ["butyrate"], parts.required
     # a capitalised type noun is a word of a name ("Physiology or Medicine"), no bridge to find
     assert "medicine" not in read_question("Who won the Nobel Prize in Physiology or Medicine?").bridge_nouns
+    # a genus initial is part of the species' name, no anchor of its own ("E. coli" names no "E")
+    assert "e" not in read_question("Which enzyme helps E. coli survive bile?").anchors
 
 
 COLON = [

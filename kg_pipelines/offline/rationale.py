@@ -536,8 +536,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 position = qkey.find(key)
                 surface = question[position : position + len(key)] if position >= 0 else key
                 add(graph.names[key], position if position >= 0 else wh_end, any(c.isupper() for c in surface))
-    for i, (start, _end, word) in enumerate(tokens):
-        if _name_like(word, i == 0) and word.casefold() not in QUESTION_WORDS:
+    for i, (start, end, word) in enumerate(tokens):
+        initial = len(word) == 1 and _modifier_word(question, start, end)  # the "E" of "E. coli" names nothing alone
+        if _name_like(word, i == 0) and word.casefold() not in QUESTION_WORDS and not initial:
             add(word, start, True)
     # a shorter anchor inside a longer one is the same name
     keys = list(anchors)
