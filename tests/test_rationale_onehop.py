@@ -122,6 +122,9 @@ def test_question_parsing_of_names_in_the_wh_phrase():
     assert parts.required == ["butyrate"], parts.required
     # a capitalised type noun is a word of a name ("Physiology or Medicine"), no bridge to find
     assert "medicine" not in read_question("Who won the Nobel Prize in Physiology or Medicine?").bridge_nouns
+    # a setting at the end of a question that opens with no setting is a setting all the same, and
+    # not the name an answer must connect ("in the intestine": where, not what)
+    assert read_question("Which receptor does acetate activate in the intestine?").required == ["acetate"]
     # a genus initial is part of the species' name, no anchor of its own ("E. coli" names no "E")
     assert "e" not in read_question("Which enzyme helps E. coli survive bile?").anchors
 

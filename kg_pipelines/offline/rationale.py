@@ -591,9 +591,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # a question opening with a setting preposition sets the scene up to its first comma ("In the
     # epithelial cells lining the colon, which ...")
     opening = question.find(",") if tokens and tokens[0][2].casefold() in SETTING_PREPOSITIONS else -1
-    settings = {
-        key for key in ordered if _in_setting(tokens, key) or 0 <= qkey.find(key) < len(node_key(question[:opening]))
-    }
+    opening_length = len(node_key(question[:opening])) if opening > 0 else 0  # no opening: no scene set
+    settings = {key for key in ordered if _in_setting(tokens, key) or 0 <= qkey.find(key) < opening_length}
     required = [a for a in ordered if a in written] or [a for a in ordered if a not in settings][:1] or ordered[:1]
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
     answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
