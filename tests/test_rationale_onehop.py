@@ -13,6 +13,21 @@ from kg_pipelines.offline.rationale import (
     reason,
 )
 
+
+def supported_entity(question: str, context: list[str], **kwargs) -> str:
+    """The entity a supported answer names (the assertion shows the whole answer when unsupported)."""
+    found = reason(question, context, **kwargs)
+    assert found.supported and found.answer_entity, found.answer
+    return found.answer_entity
+
+
+def refused(question: str, context: list[str], **kwargs):
+    """The answer to a question the text does not support, asserted unsupported."""
+    found = reason(question, context, **kwargs)
+    assert not found.supported, found.answer
+    return found
+
+
 PEOPLE = [
     "Hans Berger and colleagues named this decline somatopause in 1998, and somatopause is now linked to "
     "frailty and falls. The kinase LKB1 phosphorylates AMPK in muscle."
@@ -21,11 +36,9 @@ PEOPLE = [
 
 def test_who_asks_for_a_person_and_a_naming_verb_in_other_words():
     # "coined the term" is said "named" in the text (a paraphrase group), and "Who" asks for a person
-    found = reason("Who coined the term somatopause?", PEOPLE, known_names=["somatopause"])
-    assert found.supported and found.answer_entity == "Hans Berger", found.answer
+    assert supported_entity("Who coined the term somatopause?", PEOPLE, known_names=["somatopause"]) == "Hans Berger"
     # a kinase is no person: "Who phosphorylates AMPK?" is not answered by LKB1
-    other = reason("Who phosphorylates AMPK?", PEOPLE, known_names=["somatopause"])
-    assert not other.supported and other.answer_entity is None, other.answer
+    assert refused("Who phosphorylates AMPK?", PEOPLE, known_names=["somatopause"]).answer_entity is None
 
 
 ROSEBURIA = [
@@ -37,10 +50,9 @@ ROSEBURIA = [
 def test_a_kind_noun_before_naming_words_calls_the_name_that_kind():
     assert _calls(words("It secretes a protein called RAF, which acts"), ["raf"], "protein", [])
     assert not _calls(words("It secretes RAF, which is called a protein"), ["raf"], "kinase", [])
-    found = reason("What protein made by Roseburia intestinalis dampens NF-kB signalling?", ROSEBURIA)
-    assert found.supported and "anti-inflammatory factor" in found.answer_entity.casefold(), found.answer
-    sibling = reason("What protein made by Roseburia hominis dampens NF-kB signalling?", ROSEBURIA)
-    assert not sibling.supported, sibling.answer
+    found = supported_entity("What protein made by Roseburia intestinalis dampens NF-kB signalling?", ROSEBURIA)
+    assert "anti-inflammatory factor" in found.casefold()
+    refused("What protein made by Roseburia hominis dampens NF-kB signalling?", ROSEBURIA)
 
 
 KINASE_DRUGS = [
@@ -51,10 +63,11 @@ KINASE_DRUGS = [
 
 def test_an_is_a_statement_whose_kind_another_name_modifies():
     # "a tyrosine kinase inhibitor": the name "tyrosine kinase" modifies the kind, it does not end it
-    found = reason("Which tyrosine kinase inhibitor is used against chronic myeloid leukaemia?", KINASE_DRUGS)
-    assert found.supported and found.answer_entity == "Imatinib", found.answer
-    other = reason("Which flavonoid is used against chronic myeloid leukaemia?", KINASE_DRUGS)
-    assert not other.supported, other.answer
+    assert (
+        supported_entity("Which tyrosine kinase inhibitor is used against chronic myeloid leukaemia?", KINASE_DRUGS)
+        == "Imatinib"
+    )
+    refused("Which flavonoid is used against chronic myeloid leukaemia?", KINASE_DRUGS)
 
 
 GROWTH_FACTORS = [
@@ -64,10 +77,11 @@ GROWTH_FACTORS = [
 
 
 def test_a_name_whose_long_form_ends_in_the_kind_is_of_that_kind():
-    found = reason("In the liver, which growth factor needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
-    assert found.supported and found.answer_entity == "FGF21", found.answer
-    other = reason("In the liver, which vitamin needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
-    assert not other.supported, other.answer
+    assert (
+        supported_entity("In the liver, which growth factor needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
+        == "FGF21"
+    )
+    refused("In the liver, which vitamin needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
 
 
 MEDIATORS = [
@@ -84,13 +98,11 @@ LPS = [
 def test_an_abbreviation_the_text_defines_names_its_entity():
     # the question writes PEA and describes it as a lipid mediator; the answering sentence writes
     # Palmitoylethanolamide and the description is in the sentence defining PEA
-    found = reason("Which nuclear receptor is switched on by the lipid mediator PEA?", MEDIATORS)
-    assert found.supported and found.answer_entity.casefold() in ("pparα", "ppar-alpha"), found.answer
-    absent = reason("Which nuclear receptor is switched on by the lipid mediator AEA?", MEDIATORS)
-    assert not absent.supported, absent.answer
-    lps = reason("Which receptor does LPS activate?", LPS)
-    assert lps.supported and lps.answer_entity == "TLR4", lps.answer
-    assert not reason("Which receptor does LPS inhibit?", LPS).supported
+    found = supported_entity("Which nuclear receptor is switched on by the lipid mediator PEA?", MEDIATORS)
+    assert found.casefold() in ("pparα", "ppar-alpha")
+    refused("Which nuclear receptor is switched on by the lipid mediator AEA?", MEDIATORS)
+    assert supported_entity("Which receptor does LPS activate?", LPS) == "TLR4"
+    refused("Which receptor does LPS inhibit?", LPS)
 
 
 SOURCES = [
@@ -101,11 +113,13 @@ SOURCES = [
 
 def test_the_questions_relation_in_other_words_of_a_paraphrase_group():
     assert full_stem("named") == full_stem("name") and full_stem("compounds") != full_stem("component")
-    found = reason("Which soil microbe is the natural source of tacrolimus?", SOURCES)
-    assert found.supported and found.answer_entity == "Streptomyces Tsukubaensis", found.answer
+    assert (
+        supported_entity("Which soil microbe is the natural source of tacrolimus?", SOURCES)
+        == "Streptomyces Tsukubaensis"
+    )
     # a relation the text does not state in any words stays unsupported
-    assert not reason("Which soil microbe degrades tacrolimus?", SOURCES).supported
-    assert not reason("Which soil microbe is the natural source of cyclosporin?", SOURCES).supported
+    refused("Which soil microbe degrades tacrolimus?", SOURCES)
+    refused("Which soil microbe is the natural source of cyclosporin?", SOURCES)
 
 
 def test_question_parsing_of_names_in_the_wh_phrase():
@@ -140,9 +154,8 @@ def test_a_question_opening_with_a_setting_requires_its_other_names():
     # "the colon" is inside the opening setting: not what must be connected, and the "which" after its
     # comma is the question word, no relative clause describing the colon
     question = "In the epithelial cells lining the colon, which nuclear receptor does butyrate switch on?"
-    found = reason(question, COLON)
-    assert found.supported and found.answer_entity.casefold() in ("pparγ", "ppar-gamma"), found.answer
-    assert not reason(question.replace("butyrate", "acetate"), COLON).supported
+    assert supported_entity(question, COLON).casefold() in ("pparγ", "ppar-gamma")
+    refused(question.replace("butyrate", "acetate"), COLON)
 
 
 BARRIER = [
@@ -154,12 +167,14 @@ BARRIER = [
 
 def test_words_describing_an_anchor_are_held_where_the_text_says_them_of_it():
     # "bacterial" describes lipopolysaccharide; the text says it in another sentence than the answer's
-    found = reason("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?", BARRIER)
-    assert found.supported and found.answer_entity == "TLR4", found.answer
+    assert (
+        supported_entity("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?", BARRIER)
+        == "TLR4"
+    )
     parts = read_question("Which macrophage receptor responds to bacterial lipopolysaccharide in the blood?")
     assert "bacte" in parts.anchor_described["lipopolysaccharide"]
     # nothing says flagellin is bacterial or in the blood: not supported
-    assert not reason("Which macrophage receptor responds to bacterial flagellin in the blood?", BARRIER).supported
+    refused("Which macrophage receptor responds to bacterial flagellin in the blood?", BARRIER)
 
 
 BACTEROIDES = [
@@ -171,11 +186,12 @@ BACTEROIDES = [
 
 def test_a_name_the_text_introduces_after_a_kind_noun_is_a_candidate():
     # no recogniser knows "secreted anti-adhesion molecule"; the text introduces it as a protein
-    found = reason("What protein made by Bacteroides thetaiotaomicron dampens TLR5 signalling?", BACTEROIDES)
-    assert found.supported and found.answer_entity == "secreted anti-adhesion molecule", found.answer
+    assert (
+        supported_entity("What protein made by Bacteroides thetaiotaomicron dampens TLR5 signalling?", BACTEROIDES)
+        == "secreted anti-adhesion molecule"
+    )
     # the sibling species makes no such protein
-    sibling = reason("What protein made by Bacteroides fragilis dampens TLR5 signalling?", BACTEROIDES)
-    assert not sibling.supported, sibling.answer
+    refused("What protein made by Bacteroides fragilis dampens TLR5 signalling?", BACTEROIDES)
 
 
 SECRETED = [
@@ -186,8 +202,10 @@ SECRETED = [
 
 def test_the_answer_the_text_calls_the_asked_kind_outranks_one_only_typed_as_it():
     # TNF-alpha is a protein by its type; the sentence calls the secreted factor "a protein"
-    found = reason("What protein does Lactobacillus rhamnosus GG secrete?", SECRETED)
-    assert found.supported and found.answer_entity.casefold() == "soluble factor p40", found.answer
+    assert (
+        supported_entity("What protein does Lactobacillus rhamnosus GG secrete?", SECRETED).casefold()
+        == "soluble factor p40"
+    )
 
 
 def test_a_copular_question_asks_for_the_kind_its_subject_names():
@@ -196,8 +214,10 @@ def test_a_copular_question_asks_for_the_kind_its_subject_names():
     parts = read_question("What is the anti-inflammatory protein secreted by Roseburia intestinalis called?")
     assert parts.wh_noun == "protein"
     assert read_question("What is the worm gene for the scaffold protein of mTORC1 called?").wh_noun == "gene"
-    found = reason("What is the anti-inflammatory protein secreted by Roseburia intestinalis called?", ROSEBURIA)
-    assert found.supported and "roseburia anti-inflammatory factor" in found.answer_entity.casefold(), found.answer
+    found = supported_entity(
+        "What is the anti-inflammatory protein secreted by Roseburia intestinalis called?", ROSEBURIA
+    )
+    assert "roseburia anti-inflammatory factor" in found.casefold()
     compound = reason("What is the short-chain fatty acid produced by Roseburia intestinalis?", ROSEBURIA)
     assert compound.answer_entity is None or "factor" not in compound.answer_entity.casefold(), compound.answer
 
@@ -206,7 +226,9 @@ def test_a_setting_answers_where_and_the_thing_secreted_answers_what():
     # "RAF, which inhibits NF-kB signalling in colon cells": RAF is both what R. intestinalis secretes
     # and what inhibits NF-kB (each anchor's relation to it counts); colon is only where, the answer
     # to a "where" question and to no other
-    what = reason("What does Roseburia intestinalis secrete to inhibit NF-kB?", ROSEBURIA)
-    assert what.supported and "factor" in what.answer_entity.casefold(), what.answer
-    where = reason("Where does the protein secreted by Roseburia intestinalis inhibit NF-kB signalling?", ROSEBURIA)
-    assert where.supported and where.answer_entity.casefold() == "colon", where.answer
+    what = supported_entity("What does Roseburia intestinalis secrete to inhibit NF-kB?", ROSEBURIA)
+    assert "factor" in what.casefold()
+    where = supported_entity(
+        "Where does the protein secreted by Roseburia intestinalis inhibit NF-kB signalling?", ROSEBURIA
+    )
+    assert where.casefold() == "colon"
