@@ -1027,12 +1027,12 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
     )
 
 
-def _written_at(graph: ContextGraph, key: str):
+def _written_at(graph: ContextGraph, key: str, positions: Iterable[int] | None = None):
     """(sentence position, the sentence's words, index of the name's first word) of each place a
-    sentence writes entity ``key``'s name word for word."""
+    sentence (of ``positions``, else any) writes entity ``key``'s name word for word."""
     name_words = words(key)
     n = len(name_words)
-    for position in graph.by_entity.get(key, ()):
+    for position in graph.by_entity.get(key, ()) if positions is None else positions:
         sentence_words = words(graph.sentences[position].text)
         for i in range(len(sentence_words) - n + 1):
             if sentence_words[i : i + n] == name_words:
@@ -1247,18 +1247,15 @@ SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentenc
 def _only_as_setting(graph: ContextGraph, key: str, position: int) -> bool:
     """Whether the sentence at ``position`` writes entity ``key`` only as the setting of what it says:
     right after a setting preposition, an article between or not ("signalling in intestinal cells")."""
-    found = [i for p, sentence_words, i in _written_at(graph, key) if p == position]
-    if not found:
-        return False
-    sentence_words = words(graph.sentences[position].text)
+    places = [(sentence_words, i) for _p, sentence_words, i in _written_at(graph, key, (position,))]
+    return bool(places) and all(_after_setting_preposition(sentence_words, i) for sentence_words, i in places)
 
-    def set_in(i: int) -> bool:
-        before = sentence_words[max(0, i - 2) : i]
-        if before[-1:] and before[-1] in ARTICLES:
-            before = before[:-1]
-        return bool(before) and before[-1] in SETTING_PREPOSITIONS
 
-    return all(set_in(i) for i in found)
+def _after_setting_preposition(sentence_words: list[str], i: int) -> bool:
+    before = sentence_words[max(0, i - 2) : i]
+    if before[-1:] and before[-1] in ARTICLES:
+        before = before[:-1]
+    return bool(before) and before[-1] in SETTING_PREPOSITIONS
 
 
 def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: str) -> bool:
