@@ -2,8 +2,10 @@
 provider whatever order Dagster picks for the steps, and an event log that does not grow with the
 documents of a run (every event is a write to the instance's storage)."""
 
+import logging
 from collections import Counter
 
+from kg_pipelines import progress
 from kg_pipelines.offline import entities
 
 DOC = "# {name}\nMetformin activates AMPK in liver cells of mouse {i}. Rapamycin inhibits mTORC1 in yeast.\n"
@@ -15,11 +17,16 @@ def write_documents(graph, collection: str, n: int) -> None:
 
 
 def run_events(graph) -> list[Counter]:
-    """Per run: its events counted by type (a log line by its logger's level and first word)."""
+    """Per run: its events counted by type (a log line as ``LOG <its level>``)."""
     counts = []
     for run in reversed(graph.instance.get_runs()):
         logs = graph.instance.all_logs(run.run_id)
-        counts.append(Counter(e.dagster_event.event_type_value if e.dagster_event else f"LOG {e.level}" for e in logs))
+        counts.append(
+            Counter(
+                e.dagster_event.event_type_value if e.dagster_event else f"LOG {logging.getLevelName(e.level)}"
+                for e in logs
+            )
+        )
     return counts
 
 
@@ -55,3 +62,20 @@ def test_a_run_writes_as_many_events_for_eight_documents_as_for_one(graph):
     one, eight = run_events(graph)
     assert graph.one("SELECT count(*) FROM chunks WHERE collection = 'eight'") >= 8
     assert eight == one
+    # the one log line of a short run: the graph step's summary; no stage's progress (the test
+    # instance does not capture the kg_pipelines loggers, so no DEBUG per-chunk metrics either)
+    assert {kind: n for kind, n in one.items() if kind.startswith("LOG ")} == {"LOG INFO": 1}
+
+
+def test_a_stage_logs_its_end_only_after_logging_its_progress(monkeypatch):
+    lines: list[str] = []
+    quick = progress.StageProgress("extract (chunks)", 3, lines.append)
+    for _ in range(3):
+        quick()
+    assert lines == []  # done within LOG_EVERY_S: its counts are in the asset's metadata
+    monkeypatch.setattr(progress, "LOG_EVERY_S", 0.0)
+    slow = progress.StageProgress("extract (chunks)", 2, lines.append)
+    slow()
+    monkeypatch.setattr(progress, "LOG_EVERY_S", 3600.0)
+    slow()
+    assert lines == ["extract (chunks): 1/2", "extract (chunks): 2/2"]
