@@ -2,8 +2,10 @@
 
 Stages report through ``StageProgress``; anyone in the same process (the CLI's progress bar) can
 listen with ``add_listener``. Dagster runs launched in-process by the CLI therefore drive the bar,
-and runs launched from the UI log their progress at most every ``LOG_EVERY_S`` seconds and at the
-end (each log line is an event in Dagster's event log: about 10 ms each in SQLite).
+and runs launched from the UI log their progress at most every ``LOG_EVERY_S`` seconds, and the end
+of a stage that logged its progress before (each log line is an event in Dagster's event log, a
+write to its storage: a stage done within ``LOG_EVERY_S`` logs nothing, its counts are in the
+asset's metadata).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class StageProgress:
     def __init__(self, stage: str, total: int, log: Callable[[str], None] | None = None):
         self.stage, self.total, self.done = stage, total, 0
         self._log = log
+        self._logged = False  # a line was logged: the end is logged too
         self._last_log = time.monotonic()
         self._lock = threading.Lock()
         self._notify()
@@ -39,9 +42,9 @@ class StageProgress:
         with self._lock:
             self.done += n
             now = time.monotonic()
-            if self._log and (self.done == self.total or now - self._last_log >= LOG_EVERY_S):
+            if self._log and ((self.done == self.total and self._logged) or now - self._last_log >= LOG_EVERY_S):
                 self._log(f"{self.stage}: {self.done}/{self.total}")
-                self._last_log = now
+                self._last_log, self._logged = now, True
             self._notify()
 
     def _notify(self) -> None:

@@ -18,6 +18,13 @@ from .partitions import collections_partitions
 from .resources import KGResource
 
 PARTITIONED = dict(partitions_def=collections_partitions, pool="duckdb")
+# Extraction and the questions both follow the chunks; of two steps ready at once Dagster runs the
+# one with the higher ``dagster/priority`` first (without it, atomic_questions ran first). The
+# offline provider analyses a chunk once for its summary, extraction and questions, and drops the
+# analysis after the questions, the last of the three: in the other order extraction analysed
+# every chunk a second time (+1.3 s of CPU on HotpotQA as 10 long documents, 4 % of the run).
+# Lineage is unchanged; the priority also ranks the step's claim on the duckdb pool.
+BEFORE_QUESTIONS = {"dagster/priority": "1"}
 
 
 @asset(
@@ -101,6 +108,7 @@ def chunks(context: AssetExecutionContext, kg: KGResource) -> MaterializeResult:
         ),
     ],
     check_specs=EXTRACTION_CHECKS,
+    op_tags=BEFORE_QUESTIONS,
     **PARTITIONED,
 )
 def extract_entities_relationships(context: AssetExecutionContext, kg: KGResource):
