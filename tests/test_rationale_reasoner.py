@@ -237,3 +237,25 @@ def test_only_a_verb_after_a_bracketed_abbreviation_makes_a_description():
     # "ATP on the gamma subunit, and the upstream kinase ..." does not call ATP a kinase
     sentence = "amp and adp displace atp on the gamma subunit and the upstream kinase phosphorylates it".split()
     assert not _calls(sentence, ["atp"], "kinase", [])
+
+
+GRAPES = [
+    "Grapevines produce resveratrol in the skins of their berries, and apples store quercetin. "
+    "In muscle cells, resveratrol activates AMPK."
+]
+
+
+def test_a_bridge_is_followed_when_its_first_sentence_states_the_clause_describing_it():
+    # no sentence calls resveratrol a polyphenol, but "that grapevines make" is what the first sentence
+    # says of it ("produce", the same meaning: a paraphrase group)
+    names = ["grapevines", "apples"]
+    found = reason("Which kinase is activated by the polyphenol that grapevines make?", GRAPES, known_names=names)
+    assert found.supported and found.answer_entity == "AMPK", found.answer
+    # a clause no sentence states leaves the thing between unknown
+    assert not reason(
+        "Which kinase is activated by the polyphenol that grapevines break down?", GRAPES, known_names=names
+    ).supported
+    # the sentence says "produce" of grapevines, not of apples, which it writes far from resveratrol
+    assert not reason(
+        "Which kinase is activated by the polyphenol that apples make?", GRAPES, known_names=names
+    ).supported

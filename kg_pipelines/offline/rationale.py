@@ -676,13 +676,17 @@ def _full_stems(text: str) -> list[str]:
 
 def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]]:
     """The paraphrase-group members the question writes (outside words whose stem is in ``skip``:
-    its names), each as the comparison stems of its words, with its whole group."""
-    seq = [full_stem(w) if stem(w) not in skip else "" for w in words(question)]
+    its names), each as the stems of the question's words, with the other members of its group."""
+    question_words = words(question)
+    seq = [full_stem(w) if stem(w) not in skip else "" for w in question_words]
     found = []
     for group in paraphrase_groups():
         for member in group:
-            if _writes(seq, member):
-                found.append((frozenset(stem(w) for w in member), group))
+            n = len(member)
+            at = next((i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == member), None)
+            if at is not None:  # the question's own stems of the words written ("make": make, not mak)
+                others = tuple(other for other in group if other != member)
+                found.append((frozenset(stem(w) for w in question_words[at : at + n]), others))
     return found
 
 
@@ -694,8 +698,8 @@ def _held_by_paraphrase(q: QuestionParts, graph: ContextGraph, positions: tuple[
     if not q.paraphrases:
         return held
     texts = [_full_stems(graph.sentences[p].text) for p in positions]
-    for member, group in q.paraphrases:
-        if any(_writes(seq, other) for seq in texts for other in group if frozenset(stem(w) for w in other) != member):
+    for member, others in q.paraphrases:
+        if any(_writes(seq, other) for seq in texts for other in others):
             held |= member
     return held
 
@@ -915,6 +919,7 @@ class Chain:
     reversed: bool = False  # the last hop's sentence relates its two ends the other way round
     last_related: bool = True  # the last hop's sentence relates its two ends by more than naming both
     phrase_stated: bool = False  # the chain writes one of the question's own relation phrases (or a paraphrase)
+    clause_stated: bool = False  # its first sentence states the clause the question describes the bridge by
 
 
 @dataclass
@@ -1200,7 +1205,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
-        bridge_ok = chain.bridge is not None and _bridge_described(q, graph, chain.bridge)
+        chain.clause_stated = _clause_stated(q, graph, chain)
+        bridge_ok = chain.bridge is not None and (chain.clause_stated or _bridge_described(q, graph, chain.bridge))
         # "... inhibits NF-kB signalling in intestinal cells": a place the sentence sets its statement
         # in answers "where", not "what"
         off_setting = q.asks_setting != _only_as_setting(graph, chain.candidate, chain.positions[-1])
@@ -1269,6 +1275,37 @@ def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: 
     return backward in sentence.directed and forward not in sentence.directed
 
 
+CLAUSE_GAP_WORDS = 4  # words at most between an anchor and the bridge a clause relates
+CLAUSE_LEAD_WORDS = 2  # words before the bridge, written first, that the clause may start with (its verb)
+
+
+def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the chain's first sentence states the clause the question describes its bridge by, a
+    type noun and a relation phrase ("the polyamine that cells make from putrescine": "Cells
+    synthesise spermidine from putrescine"), in the question's words or a paraphrase, where it
+    writes an anchor and the bridge close together: what the bridge does is said of it, though no
+    sentence names its kind."""
+    if chain.bridge is None or not q.bridge_nouns or not q.phrase_stems:
+        return False
+    first = chain.positions[:1]
+    bridge_places = [(i, i + len(words(chain.bridge))) for _p, _w, i in _written_at(graph, chain.bridge, first)]
+    for anchor in q.anchors:
+        for _p, sentence_words, i in _written_at(graph, anchor, first):
+            for b_start, b_end in bridge_places:
+                if i < b_start:  # the anchor first: the clause lies between ("grapevines produce resveratrol")
+                    gap, span = b_start - (i + len(words(anchor))), sentence_words[i:b_start]
+                else:  # the bridge first: its verb may stand before it ("make spermidine from putrescine")
+                    gap, span = i - b_end, sentence_words[max(0, b_start - CLAUSE_LEAD_WORDS) : i]
+                if gap > CLAUSE_GAP_WORDS:
+                    continue
+                said = {stem(w) for w in span}
+                full = [full_stem(w) for w in span]
+                said |= {m for member, others in q.paraphrases if any(_writes(full, o) for o in others) for m in member}
+                if any(phrase <= said for phrase in q.phrase_stems):
+                    return True
+    return False
+
+
 def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str) -> bool:
     """Whether the text says the bridge is what the question describes between its names and the
     answer: of a type noun it writes ("the drug tested in ..."), or a sentence naming the bridge (or
@@ -1321,7 +1358,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
         return f"no connected entity is of the kind the question asks for ({kind})"
-    if chain.bridge is not None and not _bridge_described(q, graph, chain.bridge):
+    if chain.bridge is not None and not chain.clause_stated and not _bridge_described(q, graph, chain.bridge):
         # a second hop is an answer only to a question that describes the thing between ("the
         # drug tested in ..."): through any shared word ("mice") it would link anything
         return "the question describes no intermediate entity the second sentence could follow"
@@ -1332,7 +1369,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         said = set().union(*(graph.sentences[p].stems for p in chain.positions))
         if not all(phrase & said for phrase in q.described):
             return "no connecting sentence names the thing the question describes between its names and the answer"
-    for noun in q.bridge_nouns:
+    for noun in q.bridge_nouns if not chain.clause_stated else ():
         kinds = type_nouns()[noun]
         if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
             chain.bridge is not None and _is_kind(graph, chain.bridge, noun, kinds)
