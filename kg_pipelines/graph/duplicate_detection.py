@@ -262,11 +262,12 @@ def exact_neighbour_pairs(
         for start in range(0, len(ids), block):
             batch = ids[start : start + block]
             cosines = _unit_rows(np.stack([vectors[i] for i in batch])) @ matrix.T
+            own = np.fromiter((rank[i] for i in batch), dtype=np.int64, count=len(batch))
             if take < len(found_ids):
-                found = column_rank[np.argpartition(-cosines, take - 1, axis=1)[:, :take]]
+                rows_at, columns = _top_columns(cosines, take)
+                own, found = own[rows_at], column_rank[columns]
             else:
-                found = np.broadcast_to(column_rank, (len(batch), len(found_ids)))
-            own = np.fromiter((rank[i] for i in batch), dtype=np.int64, count=len(batch))[:, None]
+                own, found = np.repeat(own, len(found_ids)), np.tile(column_rank, len(batch))
             other = found != own
             low, high = np.minimum(own, found)[other], np.maximum(own, found)[other]
             codes.append(low * len(distinct) + high)
@@ -274,6 +275,21 @@ def exact_neighbour_pairs(
             low, high = divmod(code, len(distinct))
             pairs.add((distinct[low], distinct[high]))
     return pairs
+
+
+def _top_columns(cosines: np.ndarray, take: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of the ``take`` largest values of each row, the columns
+    ``np.argpartition(-cosines, take - 1, axis=1)[:, :take]`` picks: the ``take``-th largest value
+    of each row found by a partition of the values (a third cheaper than one of the indices), then
+    the columns at or above it; a row where more than ``take`` reach it (a tie at the boundary)
+    takes argpartition's own choice."""
+    kth = -np.partition(-cosines, take - 1, axis=1)[:, take - 1 : take]
+    at_least = cosines >= kth
+    tied = np.flatnonzero(at_least.sum(axis=1) != take)
+    for row in tied.tolist():
+        at_least[row] = False
+        at_least[row, np.argpartition(-cosines[row], take - 1)[:take]] = True
+    return np.nonzero(at_least)
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
