@@ -583,3 +583,21 @@ def test_neighbours_without_an_index_are_lancedbs_k_nearest(conn, store):
     assert not store.table().list_indices()
     assert neighbour_pairs(store, nodes, vectors, k=k) == expected
     assert ("n-3", "n-4") in expected and not any({a, b} == {"n-0", "n-3"} for a, b in expected)  # types apart
+
+
+def test_the_top_columns_are_argpartitions_choice_ties_included():
+    from kg_pipelines.graph.duplicate_detection import _top_columns
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n, take = int(rng.integers(12, 200)), int(rng.integers(1, 12))
+        cosines = rng.standard_normal((int(rng.integers(1, 30)), n)).astype(np.float32)
+        if trial % 2:  # ties at the boundary: repeated columns, coarse values
+            cosines = np.round(cosines, 1)
+            cosines[:, : n // 3] = cosines[:, n // 3 : 2 * (n // 3)]
+        chosen = np.argpartition(-cosines, take - 1, axis=1)[:, :take]
+        rows, columns = _top_columns(cosines, take)
+        got: list[set] = [set() for _ in range(len(cosines))]
+        for row, column in zip(rows.tolist(), columns.tolist()):
+            got[row].add(column)
+        assert got == [set(c) for c in chosen.tolist()]

@@ -120,3 +120,18 @@ def test_new_texts_go_to_the_embedder_shortest_first_and_each_node_keeps_its_own
     vectors = NodeVectors(tmp_path / "lancedb").vectors([f"person:{i}" for i in range(len(names))])
     for i, name in enumerate(names):
         assert np.allclose(vectors[f"person:{i}"], NameEmbedder().embed([name])[0])
+
+
+def test_a_node_with_its_own_description_is_embedded_from_its_window_once(conn, tmp_path):
+    store = NodeVectors(tmp_path / "lancedb")
+    embedder = CountingEmbedder()
+    add_node(conn, "group:little dragon", "Little Dragon", node_type="organization")
+    sentence = "Co-written by the Swedish synth-pop group Little Dragon, who appeared on the original version."
+    conn.execute("UPDATE kg_nodes SET description = ? WHERE node_id = 'group:little dragon'", [sentence])
+    assert sync_node_vectors(conn, store, embedder).embedded == 1
+    text = node_text("Little Dragon", sentence)
+    assert embedder.seen == [text] and text != "Little Dragon"
+    assert np.allclose(store.vectors(["group:little dragon"])["group:little dragon"], NameEmbedder().embed([text])[0])
+    # the row keeps the hash of that text: the next sync finds nothing to do
+    embedder.seen.clear()
+    assert sync_node_vectors(conn, store, embedder).embedded == 0 and embedder.seen == []

@@ -179,7 +179,9 @@ def _parentheses(sentence: str) -> list[tuple[int, int]]:
 
 def find_abbreviations(sentence: str) -> list[tuple[str, str]]:
     """(long form, short form) of each "long form (SHORT)" or "SHORT (long form)" in ``sentence``."""
-    pairs = []
+    pairs: list[tuple[str, str]] = []
+    if "(" not in sentence:
+        return pairs  # no parenthesis, no abbreviation (most sentences)
     lower = sentence.lower()
     cue_phrases = [c.phrase for c in load_cues()]
     previous_close = 0
@@ -225,10 +227,20 @@ def _side_keys(words: list[str], suffixes: bool) -> tuple[str, ...]:
     return tuple(keys)
 
 
+@lru_cache(maxsize=1)
+def any_cue() -> re.Pattern:
+    """One pattern that matches where any cue's does: most sentences state no alias, and one search
+    tells them apart instead of one per cue (17 today)."""
+    words = "|".join(r"\s+".join(re.escape(w) for w in c.phrase.split()) for c in load_cues())
+    return re.compile(rf"(?:,\s*|\s\(\s*)(?<![\w.])(?:{words})(?![\w])\s+", re.IGNORECASE)
+
+
 def find_cue_aliases(sentence: str) -> list[tuple[str, str, bool]]:
     """(X, Y, Y is the preferred name) of each "X, CUE Y" / "X (CUE Y)" in ``sentence``; X and Y are
     the runs of words to the nearest clause break."""
     found, taken = [], []
+    if any_cue().search(sentence) is None:
+        return found
     for cue in load_cues():
         for match in cue.pattern.finditer(sentence):
             if any(s <= match.start() < e for s, e in taken):

@@ -22,6 +22,7 @@ and ``diet induced  OBESITY`` are one node); ``entity_node_id`` adds the entity 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 EDGE_PUNCT = " \t\r\n.,;:!?\"'`()[]{}<>*_#|/\\"
 _SPACE = re.compile(r"\s+")
@@ -36,8 +37,12 @@ y e zu ter ten al bin ibn
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_name(name: str) -> str:
-    """The display name for a surface form or canonical name (see the module docstring)."""
+    """The display name for a surface form or canonical name (see the module docstring). Kept for
+    the last 65,536 names (a few MB): a name is normalized again and again (each mention the
+    offline analysis finds, each entity and relationship endpoint extraction writes, each alias),
+    31,238 calls for 7,441 distinct names on HotpotQA as 10 long documents."""
     name = _SPACE.sub(" ", name).strip(EDGE_PUNCT)
     if name.count("(") != name.count(")"):
         name = name.replace("(", "").replace(")", "").strip()

@@ -34,7 +34,9 @@ class TokenCounter:
     def count_many(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+        # ``encode_batch_fast``: the same ids without the character offsets (20 % less CPU; the
+        # chunk stage counts every sentence of every document)
+        return [len(e.ids) for e in self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
 
     def split_by_tokens(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
         """Character spans of consecutive pieces of at most ``max_tokens`` tokens (for one long sentence)."""

@@ -180,11 +180,12 @@ class NodeVectors:
         """Embed and write ``nodes`` (dicts with node_id, node_type, name, description and
         node_kind), replacing any row they had (``replace``: the ids that may have one; default all).
         A text already in the table or repeated among ``nodes`` is embedded once. Returns the rows
-        written and, of them, those whose vector was reused rather than embedded."""
+        written and, of them, those whose vector was reused rather than embedded. A node may carry
+        its ``text`` already (``sync_node_vectors`` made it to compare hashes)."""
         if not nodes:
             return 0, 0
         self.delete(list(replace) if replace is not None else [n["node_id"] for n in nodes])
-        texts = [node_text(n["name"], n.get("description")) for n in nodes]
+        texts = [n["text"] if "text" in n else node_text(n["name"], n.get("description")) for n in nodes]
         hashes = [text_hash(t) for t in texts]
         known = self.vectors_by_text(hashes)
         fresh: dict[str, str] = {}  # text_hash -> text, each new text once
@@ -269,10 +270,11 @@ def sync_node_vectors(conn: duckdb.DuckDBPyConnection, store: NodeVectors, embed
     have = store.hashes()
     current = {row[0] for row in nodes}
     own = own_descriptions((row[0], row[3]) for row in nodes)
+    texts = [node_text(name, own[n]) for n, _, name, _, _ in nodes]  # made once, for the hash and the embedder
     stale = [
-        {"node_id": n, "node_type": t, "name": name, "description": own[n], "node_kind": kind}
-        for n, t, name, _, kind in nodes
-        if have.get(n) != text_hash(node_text(name, own[n]))
+        {"node_id": n, "node_type": t, "name": name, "description": own[n], "node_kind": kind, "text": text}
+        for (n, t, name, _, kind), text in zip(nodes, texts)
+        if have.get(n) != text_hash(text)
     ]
     gone = [node_id for node_id in have if node_id not in current]
     store.delete(gone)
