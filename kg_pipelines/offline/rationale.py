@@ -664,9 +664,14 @@ def paraphrase_groups() -> tuple[tuple[tuple[str, ...], ...], ...]:
     )
 
 
-def _writes(seq: list[str], member: tuple[str, ...]) -> bool:
+def _run_at(seq: list[str], member: tuple[str, ...]) -> int | None:
+    """Where ``seq`` first writes the words of ``member`` in a row (None: nowhere)."""
     n = len(member)
-    return any(tuple(seq[i : i + n]) == member for i in range(len(seq) - n + 1))
+    return next((i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == member), None)
+
+
+def _writes(seq: list[str], member: tuple[str, ...]) -> bool:
+    return _run_at(seq, member) is not None
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -682,11 +687,10 @@ def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tu
     found = []
     for group in paraphrase_groups():
         for member in group:
-            n = len(member)
-            at = next((i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == member), None)
+            at = _run_at(seq, member)
             if at is not None:  # the question's own stems of the words written ("make": make, not mak)
                 others = tuple(other for other in group if other != member)
-                found.append((frozenset(stem(w) for w in question_words[at : at + n]), others))
+                found.append((frozenset(stem(w) for w in question_words[at : at + len(member)]), others))
     return found
 
 
@@ -694,14 +698,15 @@ def _held_by_paraphrase(q: QuestionParts, graph: ContextGraph, positions: tuple[
     """The question's stems the sentences at ``positions`` hold in other words: a member of a
     paraphrase group the question writes, where a sentence writes another member of its group
     ("natural source of" is held by "produced by")."""
-    held: set[str] = set()
     if not q.paraphrases:
-        return held
-    texts = [_full_stems(graph.sentences[p].text) for p in positions]
-    for member, others in q.paraphrases:
-        if any(_writes(seq, other) for seq in texts for other in others):
-            held |= member
-    return held
+        return set()
+    return _held_in(q, [_full_stems(graph.sentences[p].text) for p in positions])
+
+
+def _held_in(q: QuestionParts, texts: list[list[str]]) -> set[str]:
+    """The question's stems of each paraphrase member it writes whose group has another member
+    written in one of ``texts`` (each as its words' ``full_stem``s)."""
+    return {m for member, others in q.paraphrases if any(_writes(t, o) for t in texts for o in others) for m in member}
 
 
 ANCHOR_DESCRIPTOR_WORDS = 3  # content words before an anchor, or in a relative clause after it, that describe it
@@ -1290,17 +1295,16 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     first = chain.positions[:1]
     bridge_places = [(i, i + len(words(chain.bridge))) for _p, _w, i in _written_at(graph, chain.bridge, first)]
     for anchor in q.anchors:
+        anchor_length = len(words(anchor))
         for _p, sentence_words, i in _written_at(graph, anchor, first):
             for b_start, b_end in bridge_places:
                 if i < b_start:  # the anchor first: the clause lies between ("grapevines produce resveratrol")
-                    gap, span = b_start - (i + len(words(anchor))), sentence_words[i:b_start]
+                    gap, span = b_start - (i + anchor_length), sentence_words[i:b_start]
                 else:  # the bridge first: its verb may stand before it ("make spermidine from putrescine")
                     gap, span = i - b_end, sentence_words[max(0, b_start - CLAUSE_LEAD_WORDS) : i]
                 if gap > CLAUSE_GAP_WORDS:
                     continue
-                said = {stem(w) for w in span}
-                full = [full_stem(w) for w in span]
-                said |= {m for member, others in q.paraphrases if any(_writes(full, o) for o in others) for m in member}
+                said = {stem(w) for w in span} | _held_in(q, [[full_stem(w) for w in span]])
                 if any(phrase <= said for phrase in q.phrase_stems):
                     return True
     return False
