@@ -67,6 +67,15 @@ def test_different_words_have_different_stems(a, b):
     assert [stem(w) for w in words(a)] != [stem(w) for w in words(b)]
 
 
+def test_words_are_a_list_of_their_own_each_call():
+    # words() is cached; a caller that shortens its list (rationale's _head pops trailing numbers)
+    # must not change what the next caller gets
+    first = grounding.words("Sirtuin's activity on FOXO3 targets")
+    assert first == ["sirtuin", "activity", "on", "foxo3", "targets"]
+    first.pop()
+    assert grounding.words("Sirtuin's activity on FOXO3 targets") == ["sirtuin", "activity", "on", "foxo3", "targets"]
+
+
 def test_content_stems_drop_stop_words_and_keep_numbers():
     assert content_stems("It was shown in 2019 that the IL-6 of mice is high") == [
         "shown",

@@ -60,13 +60,18 @@ Aliases = Callable[[str], Iterable[str]]
 
 def words(text: str) -> list[str]:
     """The words of ``text``, case-folded, possessive ``'s`` dropped (letters/digits, inner apostrophes)."""
+    return list(_words(text))  # a list of its own: callers may change it
+
+
+@functools.lru_cache(maxsize=1 << 12)  # the same sentences and names are split again and again (rationale QA)
+def _words(text: str) -> tuple[str, ...]:
     out = []
     for word in _WORD.findall(text):
         word = word.casefold()
         if len(word) > 3 and word.endswith(_POSSESSIVE):
             word = word[:-2]
         out.append(word.replace("’", "'"))
-    return out
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=1 << 16)  # words repeat: every chunk, description and name is stemmed
