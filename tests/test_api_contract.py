@@ -9,6 +9,7 @@ refused)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, settings
 from kg_pipelines.api.app import create_app
 from kg_pipelines.api.models import ErrorResponse
 from kg_pipelines.config import load_settings
+from kg_pipelines.ingestion.names import is_blank
 from tests.conftest import ingested_graph
 
 # two collections of short documents written for these tests: sibling genes, shared sentences
@@ -167,6 +169,38 @@ def test_the_schema_states_the_limits_the_server_enforces(openapi, graph_setting
     assert (search["term"]["minLength"], search["term"]["maxLength"]) == (1, rules.max_term_chars)
     assert (search["depth"]["minimum"], search["depth"]["maximum"]) == (1, rules.max_depth)
     assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (1, rules.max_limit)
+
+
+# JSON Schema patterns are ECMA-262 regular expressions, and schemathesis generates by them: their \s is
+# this set, not Python's (which adds U+001C-U+001F and U+0085 and leaves out U+FEFF)
+ECMA_SPACE = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _as_ecma(pattern: str) -> re.Pattern:
+    return re.compile(pattern.replace(r"\S", f"[^{ECMA_SPACE}]").replace(r"\s", ECMA_SPACE))
+
+
+def _text_patterns(openapi: dict) -> dict[str, str]:
+    """Where a term or question is given, and the pattern the schema states for it."""
+    found = {
+        f"{path} {p['name']}": p["schema"]["pattern"]
+        for path, methods in openapi["paths"].items()
+        for operation in methods.values()
+        for p in operation.get("parameters", [])
+        if p["name"] == "term"
+    }
+    found["QARequest question"] = openapi["components"]["schemas"]["QARequest"]["properties"]["question"]["pattern"]
+    return found
+
+
+def test_a_text_the_schema_calls_valid_is_one_the_server_does_not_find_blank(openapi):
+    # a lone U+001F matched \S in the schema's (ECMA) reading and was then refused as a blank term
+    patterns = _text_patterns(openapi)
+    assert {"/graph-search term", "/explore/api/neighbourhood term", "QARequest question"} <= set(patterns)
+    for where, pattern in patterns.items():
+        schema = _as_ecma(pattern)
+        for char in map(chr, [*range(0x3100), 0xFEFF]):
+            assert bool(schema.search(char)) != is_blank(char), f"{where}: U+{ord(char):04X}"
 
 
 def _error(response, status: int) -> str:

@@ -35,6 +35,7 @@ from kg_pipelines.api.auth import API_KEY_ENV, BearerAuth, check_api_key
 from kg_pipelines.api.models import (
     COLLECTION_NAME_PATTERN,
     STRATEGIES,
+    VISIBLE,
     CollectionInfo,
     CollectionsResponse,
     ErrorResponse,
@@ -51,9 +52,6 @@ from kg_pipelines.retrieval.rationale_qa import ask as answer_question
 from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
 
 log = logging.getLogger(__name__)
-
-# a term or question must hold a visible character: "   " is refused (400) by the search and the QA
-VISIBLE = r"\S"
 
 
 def _one_line(exc: RequestValidationError) -> str:

@@ -22,6 +22,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
+from kg_pipelines.api.models import VISIBLE
 from kg_pipelines.config import KGSettings
 from kg_pipelines.retrieval.graph_explorer import (
     MAX_DEPTH,
@@ -209,7 +210,7 @@ def explorer_router(settings: KGSettings, errors: Callable[..., dict]) -> APIRou
         summary="The neighbourhood of the nodes a term names, with its graph-search paths",
     )
     def get_neighbourhood(
-        term: str = Query(min_length=1, max_length=search_rules.max_term_chars, json_schema_extra={"pattern": r"\S"}),
+        term: str = Query(min_length=1, max_length=search_rules.max_term_chars, json_schema_extra={"pattern": VISIBLE}),
         depth: int = Query(default=1, ge=1, le=MAX_DEPTH),
         limit: int = Query(default=300, ge=1, le=MAX_LIMIT),
     ) -> Neighbourhood:

@@ -23,6 +23,11 @@ STRATEGIES = ("auto", "general", "factual", "analytical", "procedural")
 # the collection name rule of kg_pipelines/collections.py, as a JSON-Schema pattern (ECMA regex: "$"
 # is the end of the string there)
 COLLECTION_NAME_PATTERN = rf"^[A-Za-z0-9][A-Za-z0-9_]{{0,{MAX_COLLECTION_NAME_LENGTH - 1}}}$"
+# a term or question must hold a character the server does not strip: "   " is refused (400) by the
+# search and the QA. Spelled out rather than \S: a JSON-Schema (ECMA) \s lacks the information
+# separators U+001C-U+001F and NEL U+0085 that Python's str.split() and str.strip() treat as space,
+# so \S would call a lone U+001F valid while the server finds the term blank
+VISIBLE = r"[^\s\u001c-\u001f\u0085]"
 
 
 class ErrorResponse(BaseModel):

@@ -67,6 +67,12 @@ def _title_part(part: str) -> str:
     return part[0].upper() + part[1:]
 
 
+def is_blank(text: str) -> bool:
+    """Nothing but space: Python's white space or U+FEFF (a byte-order mark, which JSON Schema's ``\\s``
+    counts as space). The API's schema refuses the same texts (``api.models.VISIBLE``)."""
+    return not text.replace("\ufeff", "").strip()
+
+
 def node_key(name: str) -> str:
     """Case- and separator-insensitive key: ``Diet-induced obesity`` == ``diet induced  Obesity``."""
     return _SPACE.sub(" ", _SEPARATORS.sub(" ", name.casefold())).strip()

@@ -59,7 +59,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from rapidfuzz import fuzz, process
 
-from kg_pipelines.ingestion.names import node_key
+from kg_pipelines.ingestion.names import is_blank, node_key
 from kg_pipelines.retrieval.entity_linking import WordFuzzyIndex
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
 
@@ -144,7 +144,7 @@ class GraphSearchResult:
 def validate_search(term: str, depth: int, limit: int, settings) -> str:
     """The stripped term, or GraphSearchError saying what is wrong and what is allowed."""
     rules = settings.graph_search
-    if not isinstance(term, str) or not term.strip():
+    if not isinstance(term, str) or is_blank(term):
         raise GraphSearchError("term is empty: give a name, e.g. 'Oleoylethanolamide'")
     term = " ".join(term.split())
     if len(term) > rules.max_term_chars:

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from kg_pipelines.collections import validate_collection_name
-from kg_pipelines.ingestion.names import node_key
+from kg_pipelines.ingestion.names import is_blank, node_key
 from kg_pipelines.llm.client import LLMClient, LLMError
 from kg_pipelines.offline.rationale import NO_ANSWER, number_sentences, propose_sub_questions, reason
 from kg_pipelines.retrieval.fusion import FusionConfig, RetrievedItem, fuse
@@ -132,7 +132,7 @@ def validate_qa(
 ) -> tuple[str, list[str], int]:
     """(question, collections, token budget) checked against the limits, or QAError saying why."""
     rules = settings.rationale_qa
-    if not isinstance(question, str) or not question.strip():
+    if not isinstance(question, str) or is_blank(question):
         raise QAError("question is empty: ask something, e.g. 'Which bacterium does Oleoylethanolamide increase?'")
     question = " ".join(question.split())
     if len(question) > rules.max_question_chars:
