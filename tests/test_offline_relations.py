@@ -170,6 +170,32 @@ def test_a_comparative_is_no_baseline():
     assert linked(found, "Canagliflozin", "Sitagliptin"), found
 
 
+# -- the sentence that states a pair describes it -------------------------------------------------
+
+TRIAL = "A pilot study asked whether urolithin A supplementation changes the abundance of PINK1 in muscle."
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Urolithin A increased the abundance of PINK1 compared with placebo.",
+        # PINK1 written twice: the two mentions closest together state it
+        "The authors measured PINK1 in biopsies, and they found that urolithin A increased the abundance of PINK1.",
+    ],
+)
+def test_a_pair_named_first_and_stated_later_is_described_by_the_stating_sentence(later):
+    relations = {(r.source_entity, r.target_entity): r for r in extract(f"{TRIAL} {later}").relationships}
+    stated = relations[("Urolithin A", "PINK1")]
+    assert "increases" in stated.relationship_keywords, relations
+    assert stated.relationship_description == later
+
+
+def test_a_pair_stated_first_keeps_its_first_sentence():
+    text = "Urolithin A increased PINK1 in muscle. Urolithin A also activates PINK1 in neurons."
+    relations = {(r.source_entity, r.target_entity): r for r in extract(text).relationships}
+    assert relations[("Urolithin A", "PINK1")].relationship_description.startswith("Urolithin A increased")
+
+
 # -- coordinated prepositional phrases -------------------------------------------------------------
 
 

@@ -1879,11 +1879,47 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
             continue
         for p, q in _pairs(a, text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
-            if (ks, kt) in relations or (kt, ks) in relations:
+            earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
+            if earlier is not None and _states(relations[earlier]):
                 continue
             relation = _relation(a, text, items, (ms, ks), (mt, kt), built, description, sent)
+            if not _states(relation):
+                # an entity written twice: the two mentions closest together may state what the
+                # first ones do not ("A was measured ..., and X increased the abundance of A")
+                closest = _closest(items, ks, kt)
+                if closest is not None and closest != ((ms, ks), (mt, kt)):
+                    again = _relation(a, text, items, *closest, built, description, sent)
+                    if _states(again):
+                        relation = again
+            if earlier is not None:
+                if not _states(relation):
+                    continue
+                # the pair's first sentence only named the two ("tested whether X supplementation
+                # changes Y"): the later sentence stating it by a verb describes it ("X increased Y")
+                del relations[earlier]
             relations[(relation.source.name.casefold(), relation.target.name.casefold())] = relation
     return Extraction(entities=tuple(built.values()), relations=tuple(relations.values()))
+
+
+def _closest(items, ks: str, kt: str):
+    """The mentions of two entities of a sentence that stand closest together, in text order."""
+    best = None
+    for m1, k1 in items:
+        if k1 != ks:
+            continue
+        for m2, k2 in items:
+            if k2 != kt:
+                continue
+            first, second = ((m1, k1), (m2, k2)) if m1.start < m2.start else ((m2, k2), (m1, k1))
+            gap = second[0].start - first[0].end
+            if gap >= 0 and (best is None or gap < best[0]):
+                best = (gap, first, second)
+    return None if best is None else (best[1], best[2])
+
+
+def _states(relation: Relation) -> bool:
+    """A relation its sentence states by a verb cue, not negated and with a sure direction."""
+    return relation.cue is not None and relation.cue.verbal and not relation.neutral
 
 
 def _one_list(a: Analysis, text: str, start: int, end: int) -> bool:
