@@ -65,3 +65,18 @@ def test_edges_follow_the_sentence_and_list_items_are_not_linked(demo):
         )
         == []
     )
+
+
+def test_the_seeds_example_path_is_among_the_first_five_for_its_term(demo):
+    # seed 003's example: Oleoylethanolamide -> Akkermansia muciniphila -> Diet-Induced Obesity,
+    # as `kg-pipelines search Oleoylethanolamide` ranks it (continuity by the real embedder)
+    from kg_pipelines.retrieval.graph_search import search_graph
+
+    result = search_graph(demo.settings, "Oleoylethanolamide", depth=2, limit=5, record=False)
+    walked = [[hop.source_id for hop in path.hops] + [path.hops[-1].target_id] for path in result.paths]
+    assert len(walked) == 5
+    assert [
+        "compound:oleoylethanolamide",
+        "microbe:akkermansia muciniphila",
+        "disease:diet induced obesity",
+    ] in walked, walked
