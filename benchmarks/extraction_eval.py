@@ -37,6 +37,16 @@ BioRED (PubTator: title, abstract, gold mentions with offsets and types)
     typed gene, protein, compound, disease, phenotype, organism or microbe. ``--errors`` lists
     those entities that match nothing, by type, and the missed gold strings.
 
+BioRED relations (a precision proxy)
+    BioRED's document-level relations (``PMID<TAB>type<TAB>id1<TAB>id2<TAB>novelty``) join the
+    database ids of gold mentions. Each relationship the provider answers (negated ones and those
+    grounding leaves out are not answered) is counted when both its endpoint mentions match gold
+    mentions by the overlap rule above (typed) and the ids at one end differ from those at the
+    other; it is right when BioRED relates an id of one end to an id of the other (any type, either
+    order). A proxy: BioRED annotates the abstract's main findings, not every relation a sentence
+    states (a true "X reduced Y in rats" between an entity and a species is counted wrong), and a
+    right pair of ids may come from a sentence that does not state it.
+
 HotpotQA / MuSiQue passages
     Each passage is written as the pipeline writes it, ``# <title>\\n\\n<text>``. Title recall is the
     share of passages whose own title, without a trailing parenthetical ("Kinshasa (film)" ->
@@ -144,7 +154,7 @@ def read_pubtator(path: Path, limit: int | None) -> list[dict]:
             continue
         if "|t|" in line[:20] and current is None:
             pmid, _, title = line.split("|", 2)
-            current = {"pmid": pmid, "title": title, "abstract": "", "mentions": []}
+            current = {"pmid": pmid, "title": title, "abstract": "", "mentions": [], "ids": [], "relations": set()}
             docs.append(current)
         elif current is not None and line.startswith(current["pmid"] + "|a|"):
             current["abstract"] = line.split("|", 2)[2]
@@ -152,20 +162,24 @@ def read_pubtator(path: Path, limit: int | None) -> list[dict]:
             parts = line.split("\t")
             if len(parts) >= 6 and parts[1].isdigit():
                 current["mentions"].append((int(parts[1]), int(parts[2]), parts[3], parts[4]))
+                current["ids"].append(frozenset(i.strip() for i in parts[5].split(",") if i.strip() not in ("", "-")))
+            elif len(parts) >= 4 and not parts[1].isdigit():  # PMID, relation type, id1, id2[, novelty]
+                current["relations"].add(frozenset((parts[2], parts[3])))
     return docs[:limit] if limit else docs
 
 
-def biored_text(doc: dict) -> tuple[str, list[tuple[int, int, str, str]]]:
-    """The Markdown form of the abstract and the gold mentions shifted to it."""
+def biored_text(doc: dict, with_ids: bool = False) -> tuple[str, list]:
+    """The Markdown form of the abstract and the gold mentions shifted to it (with ``with_ids``,
+    each mention followed by its set of database ids)."""
     title, abstract = doc["title"], doc["abstract"]
     text = f"# {title}\n\n{abstract}"
     gold = []
-    for start, end, surface, gtype in doc["mentions"]:
+    for (start, end, surface, gtype), ids in zip(doc["mentions"], doc["ids"], strict=True):
         shift = 2 if start < len(title) + 1 else 3  # "# " before the title; "\n\n" instead of " "
         s, e = start + shift, end + shift
         if text[s:e] != surface:  # defensive: never count a mis-shifted span
             continue
-        gold.append((s, e, surface, gtype))
+        gold.append((s, e, surface, gtype, ids) if with_ids else (s, e, surface, gtype))
     return text, gold
 
 
@@ -256,6 +270,50 @@ def evaluate_biored(path: Path, limit: int | None, errors: int) -> dict:
         out["missed"] = {t: misses[t].most_common(errors) for t in BIORED_TYPES}
         out["wrong"] = {t: wrong[t].most_common(errors) for t in sorted(wrong)}
     return out
+
+
+def _overlap_match(start: int, end: int, ptypes: tuple[str, ...], g: tuple) -> bool:
+    """The overlap rule of ``evaluate_biored``: typed, the spans share at least one character."""
+    return g[3] in ptypes and start < g[1] and g[0] < end
+
+
+def evaluate_relations(path: Path, limit: int | None) -> dict:
+    """The relation precision proxy: relationships answered by the provider whose two endpoint
+    mentions each match gold mentions (overlap rule) with database ids, different ids at the two
+    ends; one is right when BioRED relates an id of one end to an id of the other."""
+    docs = read_pubtator(path, limit)
+    matched = right = answered = 0
+    clear_caches()
+    for doc in docs:
+        text, gold = biored_text(doc, with_ids=True)
+        result = offline.extract(text, ALLOWED)
+        payload = _grounded_only(offline.extraction_payload(text, tuple(ALLOWED)), text)
+        kept = {(r["source_entity"], r["target_entity"]) for r in payload["relationships"]}
+        for r in result.relations:
+            if (r.source.name, r.target.name) not in kept:
+                continue  # not in the provider's answer (negated, or an entity grounding left out)
+            answered += 1
+            ends = []
+            for entity, start in ((r.source, r.source_start), (r.target, r.target_start)):
+                ptypes = TYPE_MAP.get(entity.type)
+                mention = next((m for m in offline.analyze(text).mentions if m.start == start), None)
+                ids: set[str] = set()
+                if ptypes and mention is not None:
+                    for g in gold:
+                        if _overlap_match(mention.start, mention.end, ptypes, g):
+                            ids |= g[4]
+                ends.append(ids)
+            if not ends[0] or not ends[1] or ends[0] & ends[1]:
+                continue
+            matched += 1
+            right += any(frozenset((x, y)) in doc["relations"] for x in ends[0] for y in ends[1])
+    return {
+        "documents": len(docs),
+        "relations": answered,
+        "matched": matched,
+        "right": right,
+        "precision": right / matched if matched else None,
+    }
 
 
 # -- passages --------------------------------------------------------------------------------------
@@ -353,6 +411,13 @@ def print_report(results: dict) -> None:
         if bio.get("strings_missed"):
             print("  strings_missed: " + ", ".join(f"{s} x{n}" for s, n in bio["strings_missed"]))
         print()
+    rel = results.get("biored_relations")
+    if rel:
+        print(
+            f"BioRED relations (proxy, {rel['documents']} abstracts): precision {_fmt(rel['precision'])} over "
+            f"{rel['matched']} relations with both ends matched ({rel['right']} right; {rel['relations']} answered)"
+        )
+        print()
     for name in ("hotpotqa", "musique"):
         res = results.get(name)
         if not res:
@@ -393,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {}
     if args.biored and args.biored.exists():
         results["biored"] = evaluate_biored(args.biored, args.limit, args.errors)
+        results["biored_relations"] = evaluate_relations(args.biored, args.limit)
     for name in ("hotpotqa", "musique"):
         path = getattr(args, name)
         if path and path.exists():

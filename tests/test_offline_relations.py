@@ -118,6 +118,116 @@ def test_items_of_a_bullet_list_are_not_related():
     assert found == {}, found
 
 
+# -- comparison baselines --------------------------------------------------------------------------
+
+# (sentence, baseline, the relation the sentence states)
+BASELINES = [
+    (
+        "In the trial, nicotinamide riboside raised NAD+ levels in skeletal muscle compared with placebo.",
+        "Placebo",
+        ("Nicotinamide Riboside", "NAD+"),
+    ),
+    (
+        "Dapagliflozin reduced heart failure admissions versus placebo in patients with chronic kidney disease.",
+        "Placebo",
+        ("Dapagliflozin", "Heart Failure"),
+    ),
+    (
+        "Semaglutide lowered body weight by 15 percent relative to liraglutide.",
+        "Liraglutide",
+        ("Semaglutide", "Body Weight"),
+    ),
+    (
+        "In comparison with cisplatin, oxaliplatin caused less nephrotoxicity.",
+        "Cisplatin",
+        ("Oxaliplatin", "Nephrotoxicity"),
+    ),
+    ("Sirolimus reduced IL-6 vs. tacrolimus in kidney transplant recipients.", "Tacrolimus", ("Rapamycin", "IL-6")),
+    (
+        "Compared with sitagliptin or acarbose, metformin reduced IL-6 in older adults.",
+        "Acarbose",
+        ("Metformin", "IL-6"),
+    ),
+]
+
+
+@pytest.mark.parametrize("text, baseline, stated", BASELINES)
+def test_a_comparison_baseline_is_related_to_nothing_but_the_statement_stays(text, baseline, stated):
+    found = pairs(text)
+    assert not any(baseline in pair for pair in found), found
+    assert stated in found, found
+
+
+def test_a_comparison_list_ends_at_its_and_or_item():
+    found = pairs("Compared with sitagliptin or acarbose, metformin reduced IL-6 in older adults.")
+    assert "Sitagliptin" not in {name for pair in found for name in pair}, found
+    assert "reduces" in found[("Metformin", "IL-6")], found
+
+
+def test_a_comparative_is_no_baseline():
+    # "more effective than" states how the two compare: left to the other rules
+    found = pairs("Canagliflozin is more effective than sitagliptin at lowering HbA1c.")
+    assert linked(found, "Canagliflozin", "Sitagliptin"), found
+
+
+# -- the sentence that states a pair describes it -------------------------------------------------
+
+TRIAL = "A pilot study asked whether urolithin A supplementation changes the abundance of PINK1 in muscle."
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        "Urolithin A increased the abundance of PINK1 compared with placebo.",
+        # PINK1 written twice: the two mentions closest together state it
+        "The authors measured PINK1 in biopsies, and they found that urolithin A increased the abundance of PINK1.",
+    ],
+)
+def test_a_pair_named_first_and_stated_later_is_described_by_the_stating_sentence(later):
+    relations = {(r.source_entity, r.target_entity): r for r in extract(f"{TRIAL} {later}").relationships}
+    stated = relations[("Urolithin A", "PINK1")]
+    assert "increases" in stated.relationship_keywords, relations
+    assert stated.relationship_description == later
+
+
+def test_a_pair_stated_first_keeps_its_first_sentence():
+    text = "Urolithin A increased PINK1 in muscle. Urolithin A also activates PINK1 in neurons."
+    relations = {(r.source_entity, r.target_entity): r for r in extract(text).relationships}
+    assert relations[("Urolithin A", "PINK1")].relationship_description.startswith("Urolithin A increased")
+
+
+# -- coordinated prepositional phrases -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, subject, items",
+    [
+        ("Quercetin binds to SIRT1 and to PARP1.", "Quercetin", ("SIRT1", "PARP1")),
+        (
+            "Butyrate was isolated from Faecalibacterium prausnitzii and from Roseburia intestinalis.",
+            "Butyrate",
+            ("Faecalibacterium Prausnitzii", "Roseburia Intestinalis"),
+        ),
+        ("Curcumin inhibits NF-kB in macrophages and in microglia.", "NF-κB", ("Macrophages", "Microglia")),
+        (
+            "SIRT3 activity is raised by NAD+ supplementation, by endurance exercise and by caloric restriction.",
+            "SIRT3",
+            ("Exercise", "Caloric Restriction"),
+        ),
+    ],
+)
+def test_phrases_repeating_one_preposition_are_items_of_one_list(text, subject, items):
+    found = pairs(text)
+    assert not linked(found, *items), found
+    for item in items:
+        assert linked(found, subject, item), found
+
+
+def test_a_verb_after_and_is_no_repeated_preposition():
+    found = pairs("Fisetin was extracted from strawberries and inhibits mTOR.")
+    assert "inhibits" in found.get(("Fisetin", "mTOR"), []), found
+
+
 # -- titles ----------------------------------------------------------------------------------------
 
 

@@ -193,6 +193,24 @@ _LIST_SPLIT = re.compile(
     r"\s*(?:,\s*(?:(?:and|or)\b\s*)?|\b(?:and/or|and|or|as well as)\b\s*)(?:the\s+)?", re.IGNORECASE
 )
 _LIST_ITEM = re.compile(r"[\w'’+-]+(?: [\w'’+-]+){0,3}")
+# A comparison baseline ("compared with placebo", "versus sitagliptin", data/comparison_cues.txt),
+# then at most three words (an article, modifiers) before the mention it measures against.
+_COMPARISON = re.compile(
+    r"(?<![\w-])(?:"
+    + "|".join(r"\s+".join(re.escape(w) for w in cue.split()) for cue in word_tuple("comparison_cues.txt"))
+    + r")(?=\s)",
+    re.IGNORECASE,
+)
+# A second prepositional phrase coordinated with the first: "in mice| and in |humans", "by reduced
+# daf-2| signalling, by |dietary restriction" (data/coordinated_prepositions.txt): at most two words
+# ending the first phrase, a separator, the preposition, at most three words before the next mention.
+_COORDINATED_PREPOSITIONS = word_set("coordinated_prepositions.txt")
+_PREPOSITION_REPEATED = re.compile(
+    r"((?:\s+[\w'’+-]+){0,2})\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and/or|and|or|as well as)\s+)(\w+)\s+([^,;:()]*)",
+    re.IGNORECASE,
+)
+_PHRASE_WORDS_BREAK = re.compile(r"[,;:()]")
+_AND_OR = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
 _NOMINAL_OF = re.compile(r"\b(\w+)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
@@ -1861,11 +1879,47 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
             continue
         for p, q in _pairs(a, text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
-            if (ks, kt) in relations or (kt, ks) in relations:
+            earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
+            if earlier is not None and _states(relations[earlier]):
                 continue
             relation = _relation(a, text, items, (ms, ks), (mt, kt), built, description, sent)
+            if not _states(relation):
+                # an entity written twice: the two mentions closest together may state what the
+                # first ones do not ("A was measured ..., and X increased the abundance of A")
+                closest = _closest(items, ks, kt)
+                if closest is not None and closest != ((ms, ks), (mt, kt)):
+                    again = _relation(a, text, items, *closest, built, description, sent)
+                    if _states(again):
+                        relation = again
+            if earlier is not None:
+                if not _states(relation):
+                    continue
+                # the pair's first sentence only named the two ("tested whether X supplementation
+                # changes Y"): the later sentence stating it by a verb describes it ("X increased Y")
+                del relations[earlier]
             relations[(relation.source.name.casefold(), relation.target.name.casefold())] = relation
     return Extraction(entities=tuple(built.values()), relations=tuple(relations.values()))
+
+
+def _closest(items, ks: str, kt: str):
+    """The mentions of two entities of a sentence that stand closest together, in text order."""
+    best = None
+    for m1, k1 in items:
+        if k1 != ks:
+            continue
+        for m2, k2 in items:
+            if k2 != kt:
+                continue
+            first, second = ((m1, k1), (m2, k2)) if m1.start < m2.start else ((m2, k2), (m1, k1))
+            gap = second[0].start - first[0].end
+            if gap >= 0 and (best is None or gap < best[0]):
+                best = (gap, first, second)
+    return None if best is None else (best[1], best[2])
+
+
+def _states(relation: Relation) -> bool:
+    """A relation its sentence states by a verb cue, not negated and with a sure direction."""
+    return relation.cue is not None and relation.cue.verbal and not relation.neutral
 
 
 def _one_list(a: Analysis, text: str, start: int, end: int) -> bool:
@@ -1895,12 +1949,49 @@ def _one_list(a: Analysis, text: str, start: int, end: int) -> bool:
     return not cues_between(a, start, end)
 
 
+def _phrase_words(words: list[str]) -> bool:
+    """At most three words (an article, modifiers) that hold no clause word and no clause break."""
+    return len(words) <= 3 and not any(w.lower() in lx.CLAUSE_WORDS for w in words)
+
+
+def _repeated_preposition(a: Analysis, text: str, prev: Mention, cur: Mention) -> bool:
+    """Two mentions in prepositional phrases coordinated with the same preposition, items of one
+    list: "in mice and in humans", "from soil or from seawater", "by reduced daf-2 signalling, by
+    dietary restriction and by ..." (each phrase at most three words besides its mention, no clause
+    word, and no verb cue after the first mention: "reduced" may open the next one)."""
+    gap = _PREPOSITION_REPEATED.fullmatch(text, prev.end, cur.start)
+    if gap is None or gap.group(2).lower() not in _COORDINATED_PREPOSITIONS:
+        return False
+    if not _phrase_words(gap.group(1).split()) or not _phrase_words(gap.group(3).split()):
+        return False
+    if any(hit.verbal for hit in cues_between(a, prev.end, gap.end(1))):
+        return False  # "in mice| treated with| ..." ends no phrase: a verb in it makes a clause
+    before = _PHRASE_WORDS_BREAK.split(text[max(0, prev.start - 80) : prev.start])[-1].split()
+    preposition = gap.group(2).lower()
+    for back in range(1, min(4, len(before)) + 1):
+        if before[-back].lower() == preposition:
+            return _phrase_words(before[len(before) - back + 1 :])
+    return False
+
+
+def _baseline(text: str, sentence_start: int, prev_end: int | None, mention: Mention) -> bool:
+    """A mention that is a comparison baseline: a cue of ``data/comparison_cues.txt`` before it, after
+    the previous mention, with at most three words between ("compared with the placebo group")."""
+    lo = sentence_start if prev_end is None else prev_end
+    cues = list(_COMPARISON.finditer(text, lo, mention.start))
+    if not cues:
+        return False
+    rest = text[cues[-1].end() : mention.start]
+    return not _PHRASE_WORDS_BREAK.search(rest) and _phrase_words(rest.split())
+
+
 def _groups(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[list[int]]:
-    """Consecutive mentions that are items of one list (``_one_list``) form a group."""
+    """Consecutive mentions that are items of one list (``_one_list``, or phrases with one repeated
+    preposition: ``_repeated_preposition``) form a group."""
     groups: list[list[int]] = [[0]]
     for k in range(1, len(firsts)):
         prev, cur = firsts[k - 1][0], firsts[k][0]
-        if _one_list(a, text, prev.end, cur.start):
+        if _one_list(a, text, prev.end, cur.start) or _repeated_preposition(a, text, prev, cur):
             groups[-1].append(k)
         else:
             groups.append([k])
@@ -1909,14 +2000,40 @@ def _groups(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[l
 
 def _pairs(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]]:
     """Pairs to relate in a sentence: every member of a list with every member of the neighbouring
-    lists, then the sentence's first list with the later ones; never two items of one list."""
-    groups = _groups(a, text, firsts)
+    lists, then the sentence's first list with the later ones; never two items of one list, and
+    never a comparison baseline ("X increased Y compared with placebo": placebo is related to
+    neither; a list after the cue, "compared with placebo or acarbose", is one baseline)."""
+    sentence_start = a.sentences[firsts[0][0].sent].start
+    groups = _without_baselines(text, sentence_start, firsts, _groups(a, text, firsts))
     pairs: list[tuple[int, int]] = []
     for g in range(len(groups) - 1):
         pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
     for g in range(2, len(groups)):
         pairs += [(p, q) for p in groups[0] for q in groups[g]]
     return pairs
+
+
+def _without_baselines(
+    text: str, sentence_start: int, firsts: list[tuple[Mention, str]], groups: list[list[int]]
+) -> list[list[int]]:
+    """The groups less their comparison baselines (``_baseline``). A baseline list runs to its
+    "and"/"or" item: in "Compared with sitagliptin or acarbose, metformin reduced IL-6" the list
+    joined by commas holds metformin too, which is no baseline; without "and"/"or" only the first
+    item is one ("compared with placebo, metformin ...")."""
+    kept: list[list[int]] = []
+    for n, group in enumerate(groups):
+        prev_end = firsts[groups[n - 1][-1]][0].end if n else None
+        if not _baseline(text, sentence_start, prev_end, firsts[group[0]][0]):
+            kept.append(group)
+            continue
+        cut = 1
+        for k in range(1, len(group)):
+            if _AND_OR.search(text, firsts[group[k - 1]][0].end, firsts[group[k]][0].start):
+                cut = k + 1
+                break
+        if group[cut:]:
+            kept.append(group[cut:])
+    return kept
 
 
 def _mask(text: str, regex: re.Pattern[str]) -> str:
