@@ -27,9 +27,11 @@ from tests.fake_openai import fake_openai, http_error, json_content  # noqa: F40
 SAMPLE = REPO_ROOT / "data" / "inbox"
 SEED_FIRST = (
     "Oleoylethanolamide --[A randomized clinical trial in people with obesity tested whether Oleoylethanolamide "
-    "supplementation changes the abundance of Akkermansia muciniphila in the gut (Appetite. 2019).]--> "
+    "supplementation changes the abundance of Akkermansia muciniphila in the gut (Appetite. 2019). … The "
+    "investigators measured Akkermansia muciniphila in stool samples by quantitative PCR, and they reported that "
+    "Oleoylethanolamide increased the abundance of Akkermansia muciniphila compared with placebo.]--> "
     "Akkermansia Muciniphila"
-)
+)  # the seed's sentence for this hop, then the later one of the document that states it
 SEED_SECOND = (
     "Akkermansia Muciniphila --[A key mechanistic study by Everard and colleagues showed that cross-talk between "
     "Akkermansia muciniphila and the intestinal epithelium controls diet-induced obesity (PNAS. 2013).]--> "

@@ -178,7 +178,9 @@ def test_names_a_sentence_only_lists_together_are_not_a_relation(story_graph):
 
 SEED_PATH = (  # seed 003's example, as the sample corpus states it
     "Oleoylethanolamide --[A randomized clinical trial in people with obesity tested whether Oleoylethanolamide "
-    "supplementation changes the abundance of Akkermansia muciniphila in the gut (Appetite. 2019).]--> "
+    "supplementation changes the abundance of Akkermansia muciniphila in the gut (Appetite. 2019). … The "
+    "investigators measured Akkermansia muciniphila in stool samples by quantitative PCR, and they reported that "
+    "Oleoylethanolamide increased the abundance of Akkermansia muciniphila compared with placebo.]--> "
     "Akkermansia Muciniphila",
     "Akkermansia Muciniphila --[A key mechanistic study by Everard and colleagues showed that cross-talk between "
     "Akkermansia muciniphila and the intestinal epithelium controls diet-induced obesity (PNAS. 2013).]--> "

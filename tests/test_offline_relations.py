@@ -183,11 +183,21 @@ TRIAL = "A pilot study asked whether urolithin A supplementation changes the abu
         "The authors measured PINK1 in biopsies, and they found that urolithin A increased the abundance of PINK1.",
     ],
 )
-def test_a_pair_named_first_and_stated_later_is_described_by_the_stating_sentence(later):
+def test_a_pair_named_first_and_stated_later_is_described_by_both_sentences(later):
+    # the stating sentence gives the keywords and direction; the description keeps the context
+    # that named the pair first, then the statement
     relations = {(r.source_entity, r.target_entity): r for r in extract(f"{TRIAL} {later}").relationships}
     stated = relations[("Urolithin A", "PINK1")]
     assert "increases" in stated.relationship_keywords, relations
-    assert stated.relationship_description == later
+    assert stated.relationship_description == f"{TRIAL} {later}"
+    assert ("PINK1", "Urolithin A") not in relations
+
+
+def test_sentences_left_out_between_the_two_are_marked():
+    between = "Twenty adults took part for four months."
+    later = "Urolithin A increased the abundance of PINK1 compared with placebo."
+    relations = {(r.source_entity, r.target_entity): r for r in extract(f"{TRIAL} {between} {later}").relationships}
+    assert relations[("Urolithin A", "PINK1")].relationship_description == f"{TRIAL} … {later}"
 
 
 def test_a_pair_stated_first_keeps_its_first_sentence():

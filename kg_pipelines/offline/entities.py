@@ -72,7 +72,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
@@ -1895,8 +1895,13 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
                 if not _states(relation):
                     continue
                 # the pair's first sentence only named the two ("tested whether X supplementation
-                # changes Y"): the later sentence stating it by a verb describes it ("X increased Y")
-                del relations[earlier]
+                # changes Y"): the later sentence stating it by a verb gives its direction and
+                # keywords ("X increased Y"), and the description reads both, context first ("…"
+                # where sentences between them are left out)
+                first = relations.pop(earlier)
+                gap = " " if sent == first.sent + 1 else " … "
+                both = clip(first.description + gap + description, MAX_DESCRIPTION_CHARS)
+                relation = replace(relation, description=both)
             relations[(relation.source.name.casefold(), relation.target.name.casefold())] = relation
     return Extraction(entities=tuple(built.values()), relations=tuple(relations.values()))
 

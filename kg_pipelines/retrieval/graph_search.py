@@ -2,7 +2,8 @@
 
 ``Oleoylethanolamide`` gives, among others::
 
-    Oleoylethanolamide --[A randomized clinical trial ... (Appetite. 2019).]--> Akkermansia Muciniphila
+    Oleoylethanolamide --[A randomized clinical trial ... (Appetite. 2019). … Oleoylethanolamide
+        increased the abundance of ...]--> Akkermansia Muciniphila
     Akkermansia Muciniphila --[... controls diet-induced obesity (PNAS. 2013).]--> Diet-Induced Obesity
 
 How:
@@ -30,10 +31,10 @@ How:
    ``continuity_candidates`` (32) best paths of several hops count ``x (1 + continuity_weight *
    continuity)``: the mean cosine similarity (``node_embedding_model``) of consecutive hops'
    sentences, two hops of one sentence counting 0. A path that carries one story on (a trial in
-   people with obesity --> Akkermansia --> controls diet-induced obesity: 0.72) reveals more than
-   one that changes the subject at its middle node (--> its main source of carbon: 0.40). Sentence
+   people with obesity --> Akkermansia --> controls diet-induced obesity: 0.68) reveals more than
+   one that changes the subject at its middle node (--> its main source of carbon: 0.34). Sentence
    vectors are cached per snapshot version; without an embedder the factor is left out. On the
-   demo corpus it moves the seed's example path for ``Oleoylethanolamide`` from 14th to 3rd.
+   demo corpus it moves the seed's example path for ``Oleoylethanolamide`` from 6th to 2nd.
    Only maximal paths are returned (a path that stopped at ``depth`` or at a node with nowhere new
    to go): its prefixes are in it.
 4. **Deduplicate** (the same line of names and descriptions reached through two start nodes or two
@@ -492,8 +493,8 @@ def _rank_by_continuity(snapshot, index: SearchIndex, candidates: list, embed_te
     """The ``continuity_candidates`` best paths re-scored x (1 + continuity_weight x continuity),
     the rest as they were. A path whose second hop carries on the story of its first
     (Oleoylethanolamide --[a trial in people with obesity]--> Akkermansia --[controls diet-induced
-    obesity]--> Diet-Induced Obesity, cosine 0.72) reveals more than one that changes the subject
-    at the middle node (--[its main source of carbon]--> Carbon, 0.40). Sentence vectors are kept
+    obesity]--> Diet-Induced Obesity, cosine 0.68) reveals more than one that changes the subject
+    at the middle node (--[its main source of carbon]--> Carbon, 0.34). Sentence vectors are kept
     per snapshot version, so a sentence is embedded once."""
     top, rest = candidates[: rules.continuity_candidates], candidates[rules.continuity_candidates :]
     cache: dict[str, np.ndarray] = snapshot.derived(VECTORS_KEY, lambda _snapshot: {})
