@@ -270,3 +270,26 @@ def test_a_heading_written_as_a_name_is_the_documents_entity_even_when_the_body_
     # a descriptive heading is none, whatever its words
     text = "# Ceramics in Postwar Graz\n\nIlse Maria Brandauer (born 1948) is an Austrian ceramicist."
     assert "Ceramics in Postwar Graz" not in {e.entity_name for e in extract(text).entities}
+
+
+# -- an organism after "in" is the setting, not a partner --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, actor, setting, partner",
+    [
+        ("Mice and rats are common models. Metformin activates AMPK in mice and in rats.", "Metformin", "Rats", "AMPK"),
+        ("Rats are common models. Acarbose activates AMPK among obese rats.", "Acarbose", "Rats", "AMPK"),
+        ("Resveratrol activates SIRT1 in yeast.", "Resveratrol", "Saccharomyces Cerevisiae", "SIRT1"),
+        ("In zebrafish, retinoic acid activates FGF20 after amputation.", "Retinoic Acid", "Zebrafish", "FGF20"),
+    ],
+)
+def test_an_organism_after_in_is_related_to_nothing(text, actor, setting, partner):
+    found = pairs(text)
+    assert not any(setting in pair for pair in found), found
+    assert found.get((actor, partner)) == ["activates"], found
+
+
+def test_an_organism_that_is_acted_on_stays_related():
+    # "of mice": the lifespan is the mice's, no setting
+    assert linked(pairs("Rapamycin extended the lifespan of mice and reduced cancer."), "Rapamycin", "Mice")

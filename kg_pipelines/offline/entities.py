@@ -210,6 +210,10 @@ _PREPOSITION_REPEATED = re.compile(
     re.IGNORECASE,
 )
 _PHRASE_WORDS_BREAK = re.compile(r"[,;:()]")
+# The setting of a statement: an organism after "in" / "among" ... ("Metformin lowers glucose in
+# mice", "in people and mice with obesity") is where it was seen, not a partner of it.
+_SETTING_TYPES = word_set("setting_types.txt")
+_SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
 _AND_OR = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
@@ -1860,6 +1864,7 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         )
 
     relations: dict[tuple[str, str], Relation] = {}
+    setting_keys = frozenset(key for key, entity in built.items() if entity.type in _SETTING_TYPES)
     by_sentence: dict[int, list[tuple[Mention, str]]] = {}
     for m, key in typed:
         by_sentence.setdefault(m.sent, []).append((m, key))
@@ -1877,7 +1882,7 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS)
         if not description:
             continue
-        for p, q in _pairs(a, text, firsts)[:MAX_PAIRS_PER_SENTENCE]:
+        for p, q in _pairs(a, text, firsts, setting_keys)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
             earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
             if earlier is not None and _states(relations[earlier]):
@@ -2003,13 +2008,17 @@ def _groups(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[l
     return groups
 
 
-def _pairs(a: Analysis, text: str, firsts: list[tuple[Mention, str]]) -> list[tuple[int, int]]:
+def _pairs(
+    a: Analysis, text: str, firsts: list[tuple[Mention, str]], setting_keys: frozenset[str] = frozenset()
+) -> list[tuple[int, int]]:
     """Pairs to relate in a sentence: every member of a list with every member of the neighbouring
-    lists, then the sentence's first list with the later ones; never two items of one list, and
-    never a comparison baseline ("X increased Y compared with placebo": placebo is related to
-    neither; a list after the cue, "compared with placebo or acarbose", is one baseline)."""
+    lists, then the sentence's first list with the later ones; never two items of one list, never
+    a comparison baseline ("X increased Y compared with placebo": placebo is related to neither; a
+    list after the cue, "compared with placebo or acarbose", is one baseline), and never a setting
+    (``_setting``: an entity of ``setting_keys``, an organism, after "in": "... in mice")."""
     sentence_start = a.sentences[firsts[0][0].sent].start
     groups = _without_baselines(text, sentence_start, firsts, _groups(a, text, firsts))
+    groups = _without_settings(text, sentence_start, firsts, groups, setting_keys)
     pairs: list[tuple[int, int]] = []
     for g in range(len(groups) - 1):
         pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
@@ -2038,6 +2047,40 @@ def _without_baselines(
                 break
         if group[cut:]:
             kept.append(group[cut:])
+    return kept
+
+
+def _setting(text: str, sentence_start: int, prev_end: int | None, mention: Mention) -> bool:
+    """A mention opened by a setting preposition (``data/setting_prepositions.txt``: "in", "among"
+    ...) after the previous mention, with at most three words between ("in genetically obese
+    mice", "In mice,", "among centenarians")."""
+    lo = sentence_start if prev_end is None else prev_end
+    before = _PHRASE_WORDS_BREAK.split(text[lo : mention.start])[-1].split()
+    for back in range(1, min(4, len(before)) + 1):
+        if before[-back].lower() in _SETTING_PREPOSITIONS:
+            return _phrase_words(before[len(before) - back + 1 :])
+    return False
+
+
+def _without_settings(
+    text: str,
+    sentence_start: int,
+    firsts: list[tuple[Mention, str]],
+    groups: list[list[int]],
+    setting_keys: frozenset[str],
+) -> list[list[int]]:
+    """The groups less the entities that are the statement's setting: a group opened by a setting
+    preposition loses its members of a setting type ("in mice and in humans", "in people and mice
+    with obesity"); an organism that acts or is acted on ("Mice fed metformin lived longer", "the
+    lifespan of mice") stays."""
+    kept: list[list[int]] = []
+    for n, group in enumerate(groups):
+        prev_end = firsts[groups[n - 1][-1]][0].end if n else None
+        first = firsts[group[0]]
+        if first[1] in setting_keys and _setting(text, sentence_start, prev_end, first[0]):
+            group = [k for k in group if firsts[k][1] not in setting_keys]
+        if group:
+            kept.append(group)
     return kept
 
 

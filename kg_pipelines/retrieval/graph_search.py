@@ -34,7 +34,7 @@ How:
    people with obesity --> Akkermansia --> controls diet-induced obesity: 0.68) reveals more than
    one that changes the subject at its middle node (--> its main source of carbon: 0.34). Sentence
    vectors are cached per snapshot version; without an embedder the factor is left out. On the
-   demo corpus it moves the seed's example path for ``Oleoylethanolamide`` from 6th to 2nd.
+   demo corpus it moves the seed's example path for ``Oleoylethanolamide`` from 6th to 3rd.
    Only maximal paths are returned (a path that stopped at ``depth`` or at a node with nowhere new
    to go): its prefixes are in it.
 4. **Deduplicate** (the same line of names and descriptions reached through two start nodes or two
