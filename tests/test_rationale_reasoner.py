@@ -259,3 +259,17 @@ def test_a_bridge_is_followed_when_its_first_sentence_states_the_clause_describi
     assert not reason(
         "Which kinase is activated by the polyphenol that apples make?", GRAPES, known_names=names
     ).supported
+
+
+DEACETYLASES = [
+    "In human cells, SIRT1 deacetylates FOXO3 in the nucleus. "
+    "In the nematode Caenorhabditis elegans, SIR-2.1 deacetylates DAF-16 and extends lifespan."
+]
+
+
+def test_an_organism_the_wh_phrase_asks_for_must_be_named_by_the_answering_sentence():
+    # FOXO3 is a protein SIRT1 deacetylates, but in human cells: the question asks for the worm's
+    wrong = reason("Which worm protein does SIRT1 deacetylate?", DEACETYLASES)
+    assert not wrong.supported and "nematode" in wrong.answer, wrong.answer
+    right = reason("Which human protein does SIRT1 deacetylate?", DEACETYLASES)
+    assert right.supported and right.answer_entity == "FOXO3", right.answer

@@ -72,6 +72,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
 from kg_pipelines.offline.cue_words import data_lines
@@ -1368,6 +1369,10 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
         return f"no connected entity is of the kind the question asks for ({kind})"
+    asked = organisms_in(q.text[q.wh_first : q.wh_end])
+    if asked and not asked <= organisms_in(" ".join(graph.sentences[p].text for p in chain.positions)):
+        # "What is the worm gene for ...?": a sentence about the human protein answers another question
+        return f"no connecting sentence is about the organism the question asks for ({', '.join(sorted(asked))})"
     if chain.bridge is not None and not chain.clause_stated and not _bridge_described(q, graph, chain.bridge):
         # a second hop is an answer only to a question that describes the thing between ("the
         # drug tested in ..."): through any shared word ("mice") it would link anything
