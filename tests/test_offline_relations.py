@@ -293,3 +293,31 @@ def test_an_organism_after_in_is_related_to_nothing(text, actor, setting, partne
 def test_an_organism_that_is_acted_on_stays_related():
     # "of mice": the lifespan is the mice's, no setting
     assert linked(pairs("Rapamycin extended the lifespan of mice and reduced cancer."), "Rapamycin", "Mice")
+
+
+# -- a condition states nothing ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, a, b",
+    [
+        (
+            "If metformin delays these outcomes, regulators could accept similar trials of rapamycin.",
+            "Metformin",
+            "Rapamycin",
+        ),
+        ("Whether resveratrol activates SIRT1 in muscle remains unclear.", "Resveratrol", "SIRT1"),
+        ("If spermidine induces autophagy, it may protect the heart.", "Spermidine", "Autophagy"),
+    ],
+)
+def test_what_an_opening_condition_names_is_related_to_nothing(text, a, b):
+    found = pairs(text)
+    assert not linked(found, a, b), found
+
+
+def test_a_later_clause_after_a_condition_still_states_its_relation():
+    found = pairs("If spermidine induces autophagy, it may protect the heart; rapamycin also induces autophagy.")
+    assert found.get(("Rapamycin", "Autophagy")) == ["induces"], found
+    # a condition inside the sentence, not opening it, is read as before
+    found = pairs("Metformin activates AMPK, and if AMPK is absent, metformin still lowers glucose.")
+    assert found.get(("Metformin", "AMPK")) == ["activates"], found

@@ -214,6 +214,10 @@ _PHRASE_WORDS_BREAK = re.compile(r"[,;:()]")
 # mice", "in people and mice with obesity") is where it was seen, not a partner of it.
 _SETTING_TYPES = word_set("setting_types.txt")
 _SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
+# A sentence opening with a condition ("If metformin delays these outcomes, regulators could ...")
+# asserts nothing of what its opening clause names (data/conditional_openers.txt).
+_CONDITIONAL_OPENERS = word_set("conditional_openers.txt")
+_OPENING_WORD = re.compile(r"\W*(\w+)")
 _AND_OR = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
@@ -1871,6 +1875,9 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
     for sent, items in by_sentence.items():
         if a.headings[sent]:
             continue  # a heading states nothing
+        condition_end = _condition_end(text, a.sentences[sent].start, a.sentences[sent].end)
+        if condition_end is not None:  # "If X delays Y, ...": X and Y are supposed, not stated
+            items = [(m, key) for m, key in items if m.start >= condition_end]
         firsts: list[tuple[Mention, str]] = []
         seen: set[str] = set()
         for m, key in items:
@@ -2048,6 +2055,18 @@ def _without_baselines(
         if group[cut:]:
             kept.append(group[cut:])
     return kept
+
+
+def _condition_end(text: str, sentence_start: int, sentence_end: int) -> int | None:
+    """Where the opening condition of a sentence ends ("If X delays Y|, regulators ..."): the first
+    clause break after an opener of ``data/conditional_openers.txt``, else the sentence's end; None
+    when the sentence opens with no condition. What the condition names is related to nothing:
+    it is supposed, not stated, and so is its link to the rest of the sentence."""
+    opening = _OPENING_WORD.match(text, sentence_start, sentence_end)
+    if opening is None or opening.group(1).lower() not in _CONDITIONAL_OPENERS:
+        return None
+    found = _CLAUSE_BREAK.search(text, opening.end(), sentence_end)
+    return sentence_end if found is None else found.start()
 
 
 def _setting(text: str, sentence_start: int, prev_end: int | None, mention: Mention) -> bool:
