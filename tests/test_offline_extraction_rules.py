@@ -191,3 +191,24 @@ def test_a_quoted_title_is_one_name_not_its_capitalised_parts():
     assert got["What Women Want"] == "concept" and "Women Want" not in got
     assert got["House of 1000 Corpses"] == "concept" and "Corpses" not in got
     assert got["The Daily Telegraph"] == "organization"
+
+
+def test_a_specific_word_before_growth_factor_names_a_protein():
+    got = typed(
+        "Gene expression was measured in patients. Osteocytes secrete fibroblast growth factor 23, and "
+        "hepatocyte growth factor binds MET; leukaemia inhibitory factor and vascular endothelial "
+        "growth factor rose in the serum with platelet-derived growth factor."
+    )
+    for name in (
+        "Fibroblast Growth Factor 23",
+        "Hepatocyte Growth Factor",
+        "Leukaemia Inhibitory Factor",
+        "Vascular Endothelial Growth Factor",
+        "Platelet-Derived Growth Factor",
+    ):
+        assert got.get(name) == "protein", got
+    assert "Fibroblasts" not in got and "Hepatocytes" not in got, got
+    # generic: after an article or a quantifier, in the plural, or a verb before it
+    generic = typed("Gene expression was measured in patients. A growth factor and several growth factors rose.")
+    assert not any("Growth Factor" in name for name in generic), generic
+    assert "FXR" in typed("Gene expression was measured in patients. FXR induces fibroblast growth factor 19.")

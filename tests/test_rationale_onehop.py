@@ -74,14 +74,24 @@ GROWTH_FACTORS = [
     "Membrane-bound beta-Klotho acts mainly in the liver as an obligatory co-receptor for fibroblast growth "
     "factor 21 (FGF21). FGF21 and beta-Klotho together lower plasma triglycerides."
 ]
+NUCLEAR_FACTORS = [
+    "Membrane-bound beta-Klotho acts mainly in the liver as an obligatory co-receptor for hepatocyte nuclear "
+    "factor 4 (HNF4). HNF4 and beta-Klotho together lower plasma triglycerides."
+]
 
 
 def test_a_name_whose_long_form_ends_in_the_kind_is_of_that_kind():
+    # the entity is named HNF4; the long form the text defines for it ends in "factor"
+    assert (
+        supported_entity("In the liver, which factor needs beta-Klotho as a partner receptor?", NUCLEAR_FACTORS)
+        == "HNF4"
+    )
+    refused("In the liver, which vitamin needs beta-Klotho as a partner receptor?", NUCLEAR_FACTORS)
+    # a long form the extractor names the entity by (a named protein head) answers as itself
     assert (
         supported_entity("In the liver, which growth factor needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
-        == "FGF21"
+        == "Fibroblast Growth Factor 21"
     )
-    refused("In the liver, which vitamin needs beta-Klotho as a partner receptor?", GROWTH_FACTORS)
 
 
 MEDIATORS = [

@@ -76,6 +76,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kg_pipelines.entity_types import BASE_ENTITY_TYPES
+from kg_pipelines.graph.sibling_names import greek_letters
 from kg_pipelines.ingestion.sentences import Sentence, split_sentences
 from kg_pipelines.offline import lexicon as lx
 from kg_pipelines.offline import vocabulary as voc
@@ -213,6 +214,9 @@ _PHRASE_WORDS_BREAK = re.compile(r"[,;:()]")
 # The setting of a statement: an organism after "in" / "among" ... ("Metformin lowers glucose in
 # mice", "in people and mice with obesity") is where it was seen, not a partner of it.
 _SETTING_TYPES = word_set("setting_types.txt")
+# "<specific words> growth factor [23]": heads of several words naming a protein (data file)
+_NAMED_HEADS = tuple(tuple(re.split(r"[\s-]+", line)) for line in word_tuple("protein_name_heads.txt"))
+_GREEK_WORDS = frozenset(greek_letters())  # "alpha", "α", "Α" ...
 _SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
 # A sentence opening with a condition ("If metformin delays these outcomes, regulators could ...")
 # asserts nothing of what its opening clause names (data/conditional_openers.txt).
@@ -789,10 +793,55 @@ class _Recogniser:
                 2,
             )
 
+    def _named_head_phrase(self, h: int) -> bool:
+        """ "fibroblast growth factor 23", "nerve growth factor", "transforming growth factor beta":
+        a head of ``data/protein_name_heads.txt`` ending at token h, after one to three specific
+        words (not an article, a quantifier or a generic modifier), with a number or a Greek
+        letter after it if one follows. Whether such a phrase was found."""
+        toks = self.tokens
+        for head in _NAMED_HEADS:
+            start = h - len(head) + 1
+            if start < 1 or [t.key for t in toks[start : h + 1]] != list(head):
+                continue
+            if not all(self.linked(k) for k in range(start, h)):
+                continue
+            j = start
+            while j > 0 and start - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
+                prev = toks[j - 1]
+                if (
+                    not prev.text.isalpha()
+                    or not prev.text[1:].islower()  # "FXR induces ...": a symbol is no modifier
+                    or prev.key in lx.STOPWORDS
+                    or prev.key in voc.PROTEIN_HEAD_STOP
+                    or prev.key in lx.NON_MODIFIERS
+                    or prev.key.endswith("ly")
+                ):
+                    break
+                # past the word next to the head only adjectives or hyphenated parts ("vascular
+                # endothelial", "platelet-derived"), so a verb is not taken in ("X induces ...")
+                if j < start and self.joiners[j - 1] != "-" and not prev.key.endswith(lx.ADJECTIVE_SUFFIXES):
+                    break
+                if _verb_cue(prev.text):  # "cells secrete growth factors"
+                    break
+                j -= 1
+            if j == start:
+                return False
+            end = h + 1
+            if end < len(toks) and self.linked(h):
+                after = toks[end]
+                if after.text.isdigit() or after.key in _GREEK_WORDS or after.text in _GREEK_WORDS:
+                    end += 1
+            surface = self.text[toks[j].start : toks[end - 1].end]
+            self.add(j, end, lx.display_name(surface), ("protein", "gene"), 2)
+            return True
+        return False
+
     def _protein_phrase(self, h: int) -> None:
         """ "androgen receptor", "serotonin transporter", "thymidylate synthase", "NADPH oxidase":
         a protein head after one to three modifiers, one of which looks chemical or is a symbol."""
         toks = self.tokens
+        if self._named_head_phrase(h):
+            return
         j, chemical = h, False
         while j > 0 and h - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
             prev = toks[j - 1]
@@ -2055,6 +2104,13 @@ def _without_baselines(
         if group[cut:]:
             kept.append(group[cut:])
     return kept
+
+
+def _verb_cue(word: str) -> bool:
+    """Whether ``word`` is a verb of the relation lexicon ("induces", "binds")."""
+    regex = lx.CUE_BY_LETTER.get(word[:1].lower())
+    found = regex.fullmatch(word) if regex is not None else None
+    return found is not None and any(k.startswith("v") and v for k, v in found.groupdict().items())
 
 
 def _condition_end(text: str, sentence_start: int, sentence_end: int) -> int | None:
