@@ -366,3 +366,47 @@ def test_the_api_and_the_cli_match_a_misspelled_part_of_a_name_alike(microbes):
     out = CliRunner().invoke(main, ["--data-dir", str(microbes.data_dir), "search", "akermansia"]).output
     matched = "Akkermansia Glycaniphila (microbe, fuzzy 0.95), Akkermansia Muciniphila (microbe, fuzzy 0.95)"
     assert f"matched: {matched}" in out
+
+
+def test_a_name_the_nodes_description_states_finds_it(tmp_path):
+    # extraction makes "FGF23" a mention of the long form: no node is named FGF23
+    settings = load_settings(tmp_path)
+    conn = connect(settings.warehouse_path)
+    growth = _node("fibroblast growth factor 23", "Fibroblast Growth Factor 23", node_type="protein")
+    growth["description"] = "Osteocytes secrete fibroblast growth factor 23 (FGF23) when phosphate rises."
+    phosphate = _node("phosphate", "Phosphate")
+    own = _node("fgf21", "FGF21", node_type="protein")  # a node of its own name wins over a stated alias
+    own_alias = _node("fibroblast growth factor 21", "Fibroblast Growth Factor 21", node_type="protein")
+    own_alias["description"] = "The liver releases fibroblast growth factor 21 (FGF21) during fasting."
+    with transaction(conn):
+        insert_rows(conn, "kg_nodes", [growth, phosphate, own, own_alias])
+        insert_rows(conn, "kg_edges", [_edge(growth["node_id"], phosphate["node_id"], "FGF23 lowers phosphate.")])
+    publish_graph_snapshot(conn, settings)
+    conn.close()
+    assert _matched(settings, "fgf23") == [("Fibroblast Growth Factor 23", "exact", 1.0)]
+    assert [m.name for m in _search(settings, "FGF21").matched] == ["FGF21"]
+
+
+def test_qa_links_a_name_the_nodes_description_states_to_the_nodes_chunks(tmp_path):
+    from kg_pipelines.retrieval.rationale_qa import _entity_chunks
+
+    settings = load_settings(tmp_path)
+    conn = connect(settings.warehouse_path)
+    growth = _node("fibroblast growth factor 23", "Fibroblast Growth Factor 23", node_type="protein")
+    growth["description"] = "Osteocytes secrete fibroblast growth factor 23 (FGF23) when phosphate rises."
+    support = {
+        "node_id": growth["node_id"],
+        "document_id": "bone.md",
+        "chunk_id": "bone.md#c0001",
+        "collection": "bone",
+        "name": growth["name"],
+        "description": growth["description"],
+    }
+    with transaction(conn):
+        insert_rows(conn, "kg_nodes", [growth])
+        insert_rows(conn, "kg_node_support", [support])
+    publish_graph_snapshot(conn, settings)
+    conn.close()
+    linked = _entity_chunks(load_graph_snapshot(settings))
+    assert linked["fgf23"] == ("Fibroblast Growth Factor 23", {"bone": ["bone.md#c0001"]})
+    assert linked["fgf23"] is linked["fibroblast growth factor 23"]

@@ -340,3 +340,13 @@ def test_a_stated_alias_makes_one_node_with_its_evidence_and_unmerge_keeps_them_
     assert {"protein:glp1r", "protein:glucagon like peptide 1 receptor"} <= set(nodes)
     assert "compound:aspirin" not in nodes
     assert graph.one("SELECT count(*) FROM node_merges WHERE undone_at IS NULL AND duplicate_id = 'protein:glp1r'") == 0
+
+
+def test_the_names_a_nodes_own_description_states_for_it():
+    from kg_pipelines.graph.stated_aliases import stated_names
+
+    description = "Osteocytes secrete fibroblast growth factor 23 (FGF23), also known as phosphatonin."
+    assert stated_names("Fibroblast Growth Factor 23", description) == ["FGF23"]
+    assert stated_names("FGF23", description) == ["fibroblast growth factor 23"]
+    assert stated_names("Osteocytes", description) == []  # the definition is another node's
+    assert stated_names("Fibroblast Growth Factor 23", "Osteocytes secrete it.") == []

@@ -277,3 +277,20 @@ def find_stated_aliases(text: str) -> list[StatedAlias]:
             else:
                 out.append(StatedAlias(x, y, evidence, CUE, keys_x, keys_y))
     return out
+
+
+def stated_names(name: str, description: str | None) -> list[str]:
+    """The other names a node's own description states for it: "... co-receptor for fibroblast
+    growth factor 23 (FGF23)" gives FGF23 to Fibroblast Growth Factor 23 (extraction makes the
+    abbreviation a mention of the long form, so no node is named FGF23). Readers link a question's
+    or a search term's FGF23 to the node through it."""
+    # every statement opens with "(" or ", " ("X (FGF23)", "X, also called Y"): most texts hold neither
+    if not description or ("(" not in description and ("," not in description or not any_cue().search(description))):
+        return []
+    key = name_key(name)
+    found: list[str] = []
+    for alias in find_stated_aliases(description):
+        other = alias.name_b if key in alias.keys_a else alias.name_a if key in alias.keys_b else None
+        if other and other not in found:
+            found.append(other)
+    return found

@@ -60,6 +60,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from rapidfuzz import fuzz, process
 
+from kg_pipelines.graph.stated_aliases import stated_names
 from kg_pipelines.ingestion.names import is_blank, node_key
 from kg_pipelines.retrieval.entity_linking import WordFuzzyIndex
 from kg_pipelines.stores.graph_snapshot import GraphSnapshot
@@ -213,6 +214,15 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     by_key: dict[str, list[int]] = {}
     for i, key in zip(named.tolist(), named_keys):
         by_key.setdefault(key, []).append(i)
+    # a name a node's description states for it ("fibroblast growth factor 23 (FGF23)") finds it,
+    # unless a node of its own has that name
+    descriptions = nodes.column("description").to_pylist()
+    stated: dict[str, list[int]] = {}
+    for i in named.tolist():
+        for alias in stated_names(names[i], descriptions[i]):
+            if node_key(alias) not in by_key:
+                stated.setdefault(node_key(alias), []).append(i)
+    by_key.update(stated)
     key_numbers: dict[str, int] = {}
     key_ids = np.array([key_numbers.setdefault(key, len(key_numbers)) for key in all_keys], dtype=np.int64)
     # word -> positions in ``named``: a term that is part of a longer name finds it without a full scan

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from kg_pipelines.collections import validate_collection_name
+from kg_pipelines.graph.stated_aliases import stated_names
 from kg_pipelines.ingestion.names import is_blank, node_key
 from kg_pipelines.llm.client import LLMClient, LLMError
 from kg_pipelines.offline.rationale import NO_ANSWER, number_sentences, propose_sub_questions, reason
@@ -804,6 +805,13 @@ def _entity_chunks(snapshot) -> dict[str, tuple[str, dict[str, list[str]]]]:
         chunks = out.setdefault(node_key(name), (name, {}))[1].setdefault(collection, [])
         if chunk_id not in chunks:
             chunks.append(chunk_id)
+    # a name the node's description states for it ("fibroblast growth factor 23 (FGF23)") links too,
+    # unless a node of its own has that name
+    descriptions = dict(zip(nodes.column("node_id").to_pylist(), nodes.column("description").to_pylist()))
+    for node_id, name in names.items():
+        entry = out.get(node_key(name))
+        for alias in stated_names(name, descriptions.get(node_id)) if entry else ():
+            out.setdefault(node_key(alias), entry)
     return out
 
 
