@@ -212,3 +212,10 @@ def test_a_specific_word_before_growth_factor_names_a_protein():
     generic = typed("Gene expression was measured in patients. A growth factor and several growth factors rose.")
     assert not any("Growth Factor" in name for name in generic), generic
     assert "FXR" in typed("Gene expression was measured in patients. FXR induces fibroblast growth factor 19.")
+
+
+def test_a_reference_to_a_source_holds_no_entity():
+    # the journal Gut is no gut: a reference names where a finding was published, not a participant
+    got = typed("Metformin raised insulin sensitivity in obese adults (Gut. 2016).")
+    assert "Gut" not in got and got.get("Metformin") == "compound", got
+    assert "Gut" in typed("Metformin raised insulin sensitivity in the gut (Zhou et al., 2016).")

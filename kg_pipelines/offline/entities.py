@@ -91,6 +91,9 @@ _MARKDOWN_LEAD = re.compile(r"^\s*(?:#{1,6}\s*|[-*+•]\s+|\d+[.)]\s+)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _PAREN = re.compile(r"[()]")
 _CITATION = re.compile(r"\([^()]{0,200}?\b(?:1[89]|20)\d{2}[a-z]?\b[^()]{0,200}?\)")
+# A reference to a source, "(Gut. 2016)", "(Cell Metab. 2016)", "(Smith et al., 2019)": it names
+# where a finding was published, no participant of it (the journal Gut is no gut)
+_REFERENCE = re.compile(r"\([A-Z][^()]{0,80}?(?:\.|\bet al\.,?)\s+(?:1[89]|20)\d{2}[a-z]?\)")
 _ABBREVIATION_DEF = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z0-9+αβγκ-]{1,11})\s*\)")
 _SYMBOL = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?)$")
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
@@ -1301,6 +1304,8 @@ class _Recogniser:
         )
         taken = bytearray(len(toks))
         chosen: list[tuple[int, int, str, tuple[str, ...], int]] = []
+        for t0, t1 in (self.span_tokens(m.start(), m.end()) for m in _REFERENCE.finditer(self.text)):
+            taken[t0:t1] = b"\x01" * (t1 - t0)  # nothing inside a reference is a mention
         for cand in order:
             t0, t1 = cand[0], cand[1]
             if any(taken[t0:t1]):
