@@ -321,3 +321,36 @@ def test_a_later_clause_after_a_condition_still_states_its_relation():
     # a condition inside the sentence, not opening it, is read as before
     found = pairs("Metformin activates AMPK, and if AMPK is absent, metformin still lowers glucose.")
     assert found.get(("Metformin", "AMPK")) == ["activates"], found
+
+
+# -- two clauses of one sentence --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, a, b",
+    [
+        ("Berberine activates AMPK in the liver, and quercetin inhibits PI3K in the gut.", "AMPK", "Quercetin"),
+        ("Berberine activates AMPK in the liver, and quercetin inhibits PI3K in the gut.", "Berberine", "PI3K"),
+        ("Spermidine induces autophagy; rapamycin inhibits mTORC1.", "Spermidine", "Rapamycin"),
+        ("Metformin lowers glucose, whereas insulin resistance is common in obesity.", "Metformin", "Obesity"),
+    ],
+)
+def test_entities_of_two_clauses_are_not_related(text, a, b):
+    found = pairs(text)
+    assert not linked(found, a, b), found
+
+
+def test_a_list_or_a_shared_subject_is_one_clause_and_a_repeated_name_links_both():
+    # a list with ", and" before its last item, and verbs sharing one subject, are one clause
+    found = pairs("Metformin, acarbose, and rapamycin extend lifespan.")
+    assert linked(found, "Rapamycin", "Lifespan") and linked(found, "Metformin", "Lifespan"), found
+    found = pairs("Urolithin A was well tolerated, improved muscle endurance, and reduced CRP in older adults.")
+    assert linked(found, "Urolithin A", "C-Reactive Protein"), found
+    # an entity written in both clauses relates to what each says of it
+    found = pairs("Metformin activates AMPK, and AMPK inhibits mTORC1.")
+    assert found.get(("AMPK", "mTORC1")) == ["inhibits"] and not linked(found, "Metformin", "mTORC1"), found
+
+
+def test_a_pronoun_opening_the_second_clause_takes_up_the_first_subject():
+    found = pairs("Navitoclax cleared senescent stem cells in mice, but it causes thrombocytopenia.")
+    assert linked(found, "Navitoclax", "Thrombocytopenia") and not linked(found, "Stem Cells", "Thrombocytopenia"), found

@@ -226,6 +226,13 @@ _SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
 _CONDITIONAL_OPENERS = word_set("conditional_openers.txt")
 _OPENING_WORD = re.compile(r"\W*(\w+)")
 _AND_OR = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
+# Two clauses of one sentence: "; " or ", and" / ", whereas" ... (data/clause_joiners.txt) with a
+# verb on both sides (a relation cue or data/auxiliary_verbs.txt)
+_CLAUSE_JOIN = re.compile(
+    r";|,\s*(?:" + "|".join(re.escape(w) for w in word_tuple("clause_joiners.txt")) + r")\b", re.IGNORECASE
+)
+_SUBJECT_PRONOUNS = word_set("subject_pronouns.txt")
+_AUXILIARY = re.compile(r"\b(?:" + "|".join(word_tuple("auxiliary_verbs.txt")) + r")\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "the production of butyrate by F. prausnitzii": a nominal cue, "of" and the patient, then "by" the agent
 _NOMINAL_OF = re.compile(r"\b(\w+)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
@@ -1932,6 +1939,13 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         condition_end = _condition_end(text, a.sentences[sent].start, a.sentences[sent].end)
         if condition_end is not None:  # "If X delays Y, ...": X and Y are supposed, not stated
             items = [(m, key) for m, key in items if m.start >= condition_end]
+        # the clauses each entity is written in ("X activates Y, and Y inhibits Z": Y in both)
+        starts, taken_up = _clause_starts(a, text, a.sentences[sent].start, a.sentences[sent].end)
+        clauses: dict[str, set[int]] = {}
+        for m, key in items:
+            clauses.setdefault(key, set()).add(bisect_left(starts, m.start + 1))
+        if items:  # "X ..., but it causes Y": the first entity is the subject a pronoun takes up
+            clauses[items[0][1]] |= taken_up
         firsts: list[tuple[Mention, str]] = []
         seen: set[str] = set()
         for m, key in items:
@@ -1945,6 +1959,8 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
             continue
         for p, q in _pairs(a, text, firsts, setting_keys)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
+            if not clauses[ks] & clauses[kt]:
+                continue  # written in different clauses only: neither states anything of the other
             earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
             if earlier is not None and _states(relations[earlier]):
                 continue
@@ -2116,6 +2132,41 @@ def _verb_cue(word: str) -> bool:
     regex = lx.CUE_BY_LETTER.get(word[:1].lower())
     found = regex.fullmatch(word) if regex is not None else None
     return found is not None and any(k.startswith("v") and v for k, v in found.groupdict().items())
+
+
+def _clause_starts(a: Analysis, text: str, start: int, end: int) -> tuple[list[int], set[int]]:
+    """Where each clause after the first starts in the sentence ``text[start:end]``: after "; " or a
+    comma and a clause joiner ("..., and prebiotic fibres have similar effects") with a verb on
+    both sides (a relation cue, or a form of be / have / do or a modal), so that a list ("Metformin,
+    acarbose, and rapamycin extend lifespan") is no clause break. Also the numbers (1, 2 ...) of
+    the clauses whose subject is a pronoun taking up the sentence's first subject ("..., but it
+    causes thrombocytopenia", "..., and this activation promotes ..."; data/subject_pronouns.txt)."""
+    starts: list[int] = []
+    taken_up: set[int] = set()
+    lo = start
+    joins = list(_CLAUSE_JOIN.finditer(text, start, end))
+    for k, join in enumerate(joins):
+        hi = joins[k + 1].start() if k + 1 < len(joins) else end
+        verb = _first_verb(a, text, join.end(), hi)
+        # a verb right after the joiner shares the subject ("A was safe, improved X, and reduced
+        # Y"): one clause; a subject before it ("..., and prebiotic fibres have ...") opens one
+        subject = text[join.end() : verb].split() if verb is not None else []
+        if _first_verb(a, text, lo, join.start()) is not None and subject:
+            starts.append(join.end())
+            if subject[0].lower() in _SUBJECT_PRONOUNS:
+                taken_up.add(len(starts))
+            lo = join.end()
+    return starts, taken_up
+
+
+def _first_verb(a: Analysis, text: str, start: int, end: int) -> int | None:
+    """Where the first verb of ``text[start:end]`` starts: a relation cue read as a verb, or a
+    form of be / have / do or a modal (``data/auxiliary_verbs.txt``)."""
+    found = [hit.start for hit in cues_between(a, start, end) if hit.verbal]
+    auxiliary = _AUXILIARY.search(text, start, end)
+    if auxiliary is not None:
+        found.append(auxiliary.start())
+    return min(found, default=None)
 
 
 def _condition_end(text: str, sentence_start: int, sentence_end: int) -> int | None:
