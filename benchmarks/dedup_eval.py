@@ -516,8 +516,9 @@ def ingestion_identity(strings: dict[tuple[str, str], dict[str, set[str]]]) -> d
     return {"folded_string_pairs": pairs, "precision": right / pairs if pairs else None, "wrong_examples": wrong}
 
 
-def _biored_documents(root: Path) -> dict[str, list[str]]:
-    """BioRED Train + Dev: document key -> its PubTator lines (title, abstract, mentions, relations)."""
+def _biored_abstracts(root: Path, sample: int | None, rest: bool):
+    """BioRED Train + Dev, ``sample`` abstracts of them (``rest``: the others): per abstract, its key,
+    its title, its text (title + abstract) and its mentions (start, surface, type, database ids)."""
     documents: dict[str, list[str]] = defaultdict(list)
     for name in ("Train.PubTator", "Dev.PubTator"):
         block: list[str] = []
@@ -527,7 +528,25 @@ def _biored_documents(root: Path) -> dict[str, list[str]]:
             elif block:
                 documents[block[0].split("|", 1)[0] + name] = block
                 block = []
-    return documents
+    chosen = _sample(sorted(documents), sample)
+    if rest:
+        chosen = sorted(set(documents) - set(chosen))
+    for doc in chosen:
+        lines = documents[doc]
+        title = lines[0].split("|", 2)[2]
+        abstract = lines[1].split("|", 2)[2] if len(lines) > 1 and "|a|" in lines[1] else ""
+        mentions = []
+        for line in lines[2:]:
+            parts = line.split("\t")
+            if len(parts) == 6 and parts[1].isdigit():
+                mentions.append((int(parts[1]), parts[3].strip(), parts[4], _db_ids(parts[5])))
+        yield doc, title, title + " " + abstract, mentions
+
+
+def _described_by(title: str, text: str, start: int) -> str:
+    """The sentence a mention at ``start`` is in, as graph building describes a node (the title for
+    a mention in the title)."""
+    return title if start < len(title) else _sentence_at(text, start)
 
 
 def biored_pairs(root: Path, sample: int | None = None, rest: bool = False) -> dict:
@@ -545,21 +564,9 @@ def biored_pairs(root: Path, sample: int | None = None, rest: bool = False) -> d
     from kg_pipelines.graph.species_context import organism_check
     from kg_pipelines.ingestion.names import node_key
 
-    documents = _biored_documents(root)
-    chosen = _sample(sorted(documents), sample)
-    if rest:
-        chosen = sorted(set(documents) - set(chosen))
     records: dict[tuple[str, str], dict] = {}
-    for doc in chosen:
-        lines = documents[doc]
-        title = lines[0].split("|", 2)[2]
-        abstract = lines[1].split("|", 2)[2] if len(lines) > 1 and "|a|" in lines[1] else ""
-        text = title + " " + abstract
-        for line in lines[2:]:
-            parts = line.split("\t")
-            if len(parts) != 6 or not parts[1].isdigit():
-                continue
-            start, surface, kind, db_ids = int(parts[1]), parts[3].strip(), parts[4], _db_ids(parts[5])
+    for _doc, title, text, mentions in _biored_abstracts(root, sample, rest):
+        for start, surface, kind, db_ids in mentions:
             key = node_key(surface)
             if not key or not db_ids:
                 continue
@@ -570,7 +577,7 @@ def biored_pairs(root: Path, sample: int | None = None, rest: bool = False) -> d
                     "name": surface,
                     "type": kind,
                     "ids": set(),
-                    "description": title if start < len(title) else _sentence_at(text, start),
+                    "description": _described_by(title, text, start),
                     "text": text,
                 },
             )
@@ -626,25 +633,13 @@ def biored(
 
     from kg_pipelines.ingestion.names import node_key
 
-    documents = _biored_documents(root)
     nodes: dict[tuple[str, str], dict] = {}
     ids: dict[tuple[str, str], Counter] = defaultdict(Counter)
     strings: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    chosen = _sample(sorted(documents), sample)
-    if rest:
-        chosen = sorted(set(documents) - set(chosen))
     chunks: dict[str, str] = {}  # one chunk an abstract: BioRED's fit in one 1000-token chunk
-    for doc in chosen:
-        lines = documents[doc]
-        title = lines[0].split("|", 2)[2]
-        abstract = lines[1].split("|", 2)[2] if len(lines) > 1 and "|a|" in lines[1] else ""
-        text = title + " " + abstract
+    for doc, title, text, mentions in _biored_abstracts(root, sample, rest):
         chunks[doc] = text
-        for line in lines[2:]:
-            parts = line.split("\t")
-            if len(parts) != 6 or not parts[1].isdigit():
-                continue
-            start, surface, kind, db_ids = int(parts[1]), parts[3].strip(), parts[4], _db_ids(parts[5])
+        for start, surface, kind, db_ids in mentions:
             folded = node_key(surface)
             if not folded:
                 continue
@@ -652,12 +647,11 @@ def biored(
             if db_ids:
                 strings[(kind, folded)][surface].update(db_ids)
             if key not in nodes:
-                description = title if start < len(title) else _sentence_at(text, start)
                 nodes[key] = {
                     "node_id": f"m{len(nodes):06d}",
                     "node_type": kind,
                     "name": surface,
-                    "description": description,
+                    "description": _described_by(title, text, start),
                     "chunk_ids": [],
                 }
             if doc not in nodes[key]["chunk_ids"]:
