@@ -217,10 +217,10 @@ _PHRASE_WORDS_BREAK = re.compile(r"[,;:()]")
 # The setting of a statement: an organism after "in" / "among" ... ("Metformin lowers glucose in
 # mice", "in people and mice with obesity") is where it was seen, not a partner of it.
 _SETTING_TYPES = word_set("setting_types.txt")
+_SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
 # "<specific words> growth factor [23]": heads of several words naming a protein (data file)
 _NAMED_HEADS = tuple(tuple(re.split(r"[\s-]+", line)) for line in word_tuple("protein_name_heads.txt"))
 _GREEK_WORDS = frozenset(greek_letters())  # "alpha", "α", "Α" ...
-_SETTING_PREPOSITIONS = word_set("setting_prepositions.txt")
 # A sentence opening with a condition ("If metformin delays these outcomes, regulators could ...")
 # asserts nothing of what its opening clause names (data/conditional_openers.txt).
 _CONDITIONAL_OPENERS = word_set("conditional_openers.txt")
@@ -1936,16 +1936,10 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
     for sent, items in by_sentence.items():
         if a.headings[sent]:
             continue  # a heading states nothing
-        condition_end = _condition_end(text, a.sentences[sent].start, a.sentences[sent].end)
+        sentence = a.sentences[sent]
+        condition_end = _condition_end(text, sentence.start, sentence.end)
         if condition_end is not None:  # "If X delays Y, ...": X and Y are supposed, not stated
             items = [(m, key) for m, key in items if m.start >= condition_end]
-        # the clauses each entity is written in ("X activates Y, and Y inhibits Z": Y in both)
-        starts, taken_up = _clause_starts(a, text, a.sentences[sent].start, a.sentences[sent].end)
-        clauses: dict[str, set[int]] = {}
-        for m, key in items:
-            clauses.setdefault(key, set()).add(bisect_left(starts, m.start + 1))
-        if items:  # "X ..., but it causes Y": the first entity is the subject a pronoun takes up
-            clauses[items[0][1]] |= taken_up
         firsts: list[tuple[Mention, str]] = []
         seen: set[str] = set()
         for m, key in items:
@@ -1957,6 +1951,12 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         description = clip(a.clean[sent], MAX_DESCRIPTION_CHARS)
         if not description:
             continue
+        # the clauses each entity is written in ("X activates Y, and Y inhibits Z": Y in both)
+        starts, taken_up = _clause_starts(a, text, sentence.start, sentence.end)
+        clauses: dict[str, set[int]] = {}
+        for m, key in items:
+            clauses.setdefault(key, set()).add(bisect_left(starts, m.start + 1))
+        clauses[items[0][1]] |= taken_up  # "X ..., but it causes Y": a pronoun takes up the first entity
         for p, q in _pairs(a, text, firsts, setting_keys)[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
             if not clauses[ks] & clauses[kt]:
@@ -2053,10 +2053,16 @@ def _repeated_preposition(a: Analysis, text: str, prev: Mention, cur: Mention) -
         return False
     if any(hit.verbal for hit in cues_between(a, prev.end, gap.end(1))):
         return False  # "in mice| treated with| ..." ends no phrase: a verb in it makes a clause
-    before = _PHRASE_WORDS_BREAK.split(text[max(0, prev.start - 80) : prev.start])[-1].split()
-    preposition = gap.group(2).lower()
+    return _opened_by(text, max(0, prev.start - 80), prev.start, {gap.group(2).lower()})
+
+
+def _opened_by(text: str, lo: int, start: int, prepositions) -> bool:
+    """Whether the phrase ending at ``start`` (the start of a mention) opens with one of
+    ``prepositions``, at most three words before it and after ``lo`` and the last clause break,
+    the words between no clause words ("in genetically obese mice", "among centenarians")."""
+    before = _PHRASE_WORDS_BREAK.split(text[lo:start])[-1].split()
     for back in range(1, min(4, len(before)) + 1):
-        if before[-back].lower() == preposition:
+        if before[-back].lower() in prepositions:
             return _phrase_words(before[len(before) - back + 1 :])
     return False
 
@@ -2186,11 +2192,7 @@ def _setting(text: str, sentence_start: int, prev_end: int | None, mention: Ment
     ...) after the previous mention, with at most three words between ("in genetically obese
     mice", "In mice,", "among centenarians")."""
     lo = sentence_start if prev_end is None else prev_end
-    before = _PHRASE_WORDS_BREAK.split(text[lo : mention.start])[-1].split()
-    for back in range(1, min(4, len(before)) + 1):
-        if before[-back].lower() in _SETTING_PREPOSITIONS:
-            return _phrase_words(before[len(before) - back + 1 :])
-    return False
+    return _opened_by(text, lo, mention.start, _SETTING_PREPOSITIONS)
 
 
 def _without_settings(
