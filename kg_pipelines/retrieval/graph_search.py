@@ -219,9 +219,8 @@ def build_search_index(snapshot: GraphSnapshot) -> SearchIndex:
     descriptions = nodes.column("description").to_pylist()
     stated: dict[str, list[int]] = {}
     for i in named.tolist():
-        for alias in stated_names(names[i], descriptions[i]):
-            if node_key(alias) not in by_key:
-                stated.setdefault(node_key(alias), []).append(i)
+        for key in {node_key(alias) for alias in stated_names(names[i], descriptions[i])} - by_key.keys():
+            stated.setdefault(key, []).append(i)
     by_key.update(stated)
     key_numbers: dict[str, int] = {}
     key_ids = np.array([key_numbers.setdefault(key, len(key_numbers)) for key in all_keys], dtype=np.int64)
