@@ -6,7 +6,8 @@ as the leader of a session and process group of its own, so that the whole tree 
 at once:
 
 - SIGINT, SIGTERM or SIGHUP to the launcher interrupts ``dagster dev``, which shuts its services
-  down; once it has exited, whatever is left of its group or session gets SIGTERM;
+  down; once it has exited, whatever is left of its group or session gets ``--settle`` seconds
+  to finish on its own (code servers shut down after their parent) and then SIGTERM;
 - whatever is still alive after ``--grace`` seconds (or at a second Ctrl-C) gets SIGKILL;
 - if ``dagster dev`` ends on its own, what it leaves behind is stopped the same way.
 
@@ -17,7 +18,7 @@ It prints one line when done (``stopped dagster dev``) and never a traceback. Pl
 dagster import: usable before the code location loads.
 
     python -m kg_pipelines.dev_server [--host 127.0.0.1] [--port 3000] [--workspace workspace.yaml]
-                                       [--grace 15] [-- extra dagster dev arguments]
+                                       [--grace 15] [--settle 5] [-- extra dagster dev arguments]
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from pathlib import Path
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3000
 DEFAULT_GRACE_S = 15.0
+# Dagster's processes turn SIGTERM into KeyboardInterrupt: one that arrives while a code server
+# is already exiting prints a traceback from its thread-pool shutdown, so leftovers get time first
+DEFAULT_SETTLE_S = 5.0
 _POLL_S = 0.2
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -84,9 +88,16 @@ def signal_session(sid: int, sig: int) -> None:
 class DevServer:
     """One ``dagster dev`` process tree in its own session, stopped as a whole."""
 
-    def __init__(self, command: Sequence[str], grace_s: float = DEFAULT_GRACE_S, env: dict | None = None):
+    def __init__(
+        self,
+        command: Sequence[str],
+        grace_s: float = DEFAULT_GRACE_S,
+        env: dict | None = None,
+        settle_s: float = DEFAULT_SETTLE_S,
+    ):
         self.command = list(command)
         self.grace_s = grace_s
+        self.settle_s = settle_s
         self.env = env
         self.proc: subprocess.Popen | None = None
         self.stop_signal: int | None = None
@@ -135,6 +146,10 @@ class DevServer:
                 break
             except subprocess.TimeoutExpired:
                 self._kill_if_overdue()
+        settle = time.monotonic() + self.settle_s
+        while session_members(self.sid) and time.monotonic() < settle:
+            self._kill_if_overdue()
+            time.sleep(_POLL_S)
         if session_members(self.sid):
             # what dagster dev left behind (a code server, a run worker) is stopped too
             if self.deadline is None:
@@ -156,13 +171,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=os.environ.get("PORT") or str(DEFAULT_PORT))
     parser.add_argument("--workspace", "-w", default="workspace.yaml")
     parser.add_argument("--grace", type=float, default=DEFAULT_GRACE_S, help="seconds before SIGKILL (default 15)")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=DEFAULT_SETTLE_S,
+        help="seconds left to what outlives dagster dev before SIGTERM (default 5)",
+    )
     args, extra = parser.parse_known_args(argv)
     if extra[:1] == ["--"]:
         extra = extra[1:]
     if not 0 < args.port < 65536:
         parser.error(f"--port {args.port}: expected 1..65535")
 
-    server = DevServer(dagster_dev_command(args.host, args.port, args.workspace, extra), args.grace)
+    server = DevServer(
+        dagster_dev_command(args.host, args.port, args.workspace, extra), args.grace, settle_s=args.settle
+    )
     # handlers first: a signal that arrives while the child starts is still forwarded
     pending: list[int] = []
 

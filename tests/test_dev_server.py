@@ -113,7 +113,7 @@ def test_processes_left_behind_by_the_leader_are_stopped(tmp_path):
     ready = tmp_path / "orphan.pid"
     # the leader starts a child and exits at once: the orphan must not outlive the launcher
     script = f"sleep 600 & echo $! > {ready}"
-    server = DevServer(["sh", "-c", script], grace_s=5.0)
+    server = DevServer(["sh", "-c", script], grace_s=5.0, settle_s=0.5)
     server.start()
     try:
         code = server.wait()
@@ -127,6 +127,22 @@ def test_processes_left_behind_by_the_leader_are_stopped(tmp_path):
 
 
 @needs_proc
+@needs_proc
+def test_a_process_finishing_after_the_leader_is_not_signalled(tmp_path):
+    # a code server still shutting down when dagster dev exits: SIGTERM would reach it as a
+    # KeyboardInterrupt in the middle of its exit and print a traceback
+    marks = tmp_path / "marks"
+    script = f'(trap "echo TERM >> {marks}" TERM; sleep 1.5; echo done >> {marks}) &'
+    server = DevServer(["sh", "-c", script], grace_s=10.0, settle_s=5.0)
+    server.start()
+    try:
+        assert server.wait() == 0
+        assert _wait_until(marks.exists, 5)
+        assert marks.read_text().split() == ["done"]
+    finally:
+        _kill_session(server.sid)
+
+
 @pytest.mark.webserver
 def test_ctrl_c_stops_dagster_dev_and_everything_it_started(tmp_path):
     data, env = server_env(tmp_path)
