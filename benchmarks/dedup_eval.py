@@ -549,7 +549,7 @@ def _described_by(title: str, text: str, start: int) -> str:
     return title if start < len(title) else _sentence_at(text, start)
 
 
-def biored_pairs(root: Path, sample: int | None = None, rest: bool = False) -> dict:
+def biored_pairs(root: Path, sample: int | None = None, rest: bool = False, show_merges: bool = False) -> dict:
     """BioRED as labelled pairs, the form a held-out set of synonym pairs takes: one record per type
     and ``node_key`` (its first mention, described by that mention's sentence, as graph building
     describes a node), every pair of one type sharing a database id (a synonym written otherwise,
@@ -594,6 +594,17 @@ def biored_pairs(root: Path, sample: int | None = None, rest: bool = False) -> d
                     pairs.append((a, b, same))
     scored, gold = judged_pairs(pairs)
     result = {"records": len(records), "pairs": len(pairs), "same": len(gold), **at_thresholds(scored, gold)}
+    if show_merges:
+        for index, _, score, stage in sorted(scored, key=lambda s: -s[2]):
+            a, b, same = pairs[int(index)]
+            if stage in MERGING_STAGES or (stage in SCORED_STAGES and score >= 0.95):
+                print(
+                    f"  {'right' if same else 'WRONG'} merge [{a['type']}] {a['name']!r} {sorted(a['ids'])} + "
+                    f"{b['name']!r} {sorted(b['ids'])}: {score:.3f} {stage}",
+                    flush=True,
+                )
+                if not same:
+                    print(f"      a: {a['description']}\n      b: {b['description']}", flush=True)
     for context in ("sentence", "abstract"):
         merges = wrong = 0
         for index, _, score, stage in scored:
@@ -770,7 +781,7 @@ def main() -> int:
             ),
             "biored_pairs": (
                 "biored train+dev as labelled pairs",
-                lambda: biored_pairs(root, args.biored_abstracts, args.biored_rest),
+                lambda: biored_pairs(root, args.biored_abstracts, args.biored_rest, args.show_merges),
             ),
         }
         chosen = args.only.split(",") if args.only else list(runs)

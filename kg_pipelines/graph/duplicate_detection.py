@@ -28,7 +28,8 @@ candidate pair then goes down the cascade:
 
 7. species (``species_context``, on what 3-6 would merge or send to review, for gene / protein
    types only): nodes found in texts about disjoint organisms (human MMP2, rat MMP-2) are kept
-   apart; when only one node's texts name an organism the pair goes to review, not to a merge.
+   apart; unless both nodes' texts name the same one organism, the pair goes to review, not to
+   a merge (a name says which gene only with its species).
 
 Periodic passes and formation-time dedup run this same cascade (formation time with no grey zone:
 only what scores at or above the threshold merges), and both check each merge again, as the
@@ -403,8 +404,8 @@ def keep_apart_check(conn: duckdb.DuckDBPyConnection, exclusions: MergeExclusion
 def keep_species_apart(conn: duckdb.DuckDBPyConnection, pairs: Sequence[CandidatePair]) -> int:
     """The species rule (``species_context``) on the pairs of a species-specific type (gene,
     protein ...) that would merge or go to review: nodes found in texts about disjoint organisms
-    (human MMP2, rat MMP-2) are kept apart (stage ``organism_conflict``); a pair where only one
-    node's texts name an organism goes to review, not to a merge (stage ``organism_unknown``, also
+    (human MMP2, rat MMP-2) are kept apart (stage ``organism_conflict``); a pair whose texts do not
+    both name the same one organism goes to review, not to a merge (stage ``organism_unknown``, also
     on a grey-zone pair, so the LLM or the person sees why). A person's
     ``same`` still merges. Only these pairs' nodes are read (their supporting chunks), so the cost
     follows the merges, not the graph. Returns how many pairs changed."""

@@ -15,8 +15,13 @@ protein ...) that the rest of the cascade would merge or send to review:
 - one context known, the other empty (its texts name no organism): unsure, left for review (the
   LLM or a person; formation time, which has no grey zone, does not merge it): the name alone
   does not say the species agree;
-- an organism in common (a paper on human and mouse MMP2), or neither names one (imported
-  records, texts that never say): the rest of the cascade decides.
+- an organism in common, but one context names others too (one paper on human and mouse p38
+  MAPK, the other on human p38MAPK; orthologs share their names): unsure, left for review;
+- neither names one (a gene list, an imported record): unsure too, left for review;
+- both name the same one organism: the rest of the cascade decides.
+
+A name identifies a gene only with its species, so a merge of two gene nodes on their names
+needs the texts to say the species agree.
 
 Other types (a disease, a compound, a process) are the same thing in a mouse study and a human
 one, and are never checked.
@@ -93,18 +98,21 @@ def organism_check(context_a: frozenset[str], context_b: frozenset[str]) -> tupl
     """How the organism contexts of two nodes of a species-specific type bear on merging them:
     ``(CONFLICT, why)`` when both are known and disjoint (two genes of two species: kept apart);
     ``(UNSURE, why)`` when only one is known (the texts of one name an organism, those of the
-    other none: nothing says the species agree, so the pair is left for review instead of merging
-    on its name alone); None when they share an organism or neither names one (the rest of the
-    cascade decides)."""
+    other none), when neither is known, or when they share an organism but one of them names
+    others too (a paper on human and mouse p38 MAPK: either species' gene): nothing says the
+    species agree, so the pair is left for review instead of merging on its name alone; None only
+    when both name the same one organism (the rest of the cascade decides)."""
     if context_a and context_b:
-        if context_a & context_b:
+        if context_a == context_b and len(context_a) == 1:
             return None
         shown = f"{', '.join(sorted(context_a))} / {', '.join(sorted(context_b))}"
+        if context_a & context_b:
+            return UNSURE, f"the texts name several organisms ({shown}): either may be another species' gene"
         return CONFLICT, f"found in texts about different organisms: {shown}"
     if context_a or context_b:
         known = ", ".join(sorted(context_a or context_b))
         return UNSURE, f"the texts of one node name an organism ({known}), the other's none: the species may differ"
-    return None
+    return UNSURE, "the texts of neither node name an organism: the species may differ"
 
 
 def organism_contexts(conn: duckdb.DuckDBPyConnection, node_ids: Iterable[str]) -> dict[str, frozenset[str]]:
