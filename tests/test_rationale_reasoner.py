@@ -273,3 +273,31 @@ def test_an_organism_the_wh_phrase_asks_for_must_be_named_by_the_answering_sente
     assert not wrong.supported and "nematode" in wrong.answer, wrong.answer
     right = reason("Which human protein does SIRT1 deacetylate?", DEACETYLASES)
     assert right.supported and right.answer_entity == "FOXO3", right.answer
+
+
+BUTYRATE = [
+    "In colonic epithelial cells, butyrate activates the nuclear receptor PPAR-gamma. "
+    "Propionate reaches the liver through the portal vein."
+]
+
+
+def test_a_common_noun_the_text_writes_otherwise_does_not_block_a_found_name():
+    # "colon lining cells" is the text's "colonic epithelial cells": its words are still asked for,
+    # the named things of the question (butyrate) must still be found
+    found = reason("Which receptor does butyrate activate in colon lining cells?", BUTYRATE)
+    assert found.supported and found.answer_entity == "PPARγ", found.answer
+    # a name the text never writes means the answer was not gathered
+    unnamed = reason("Which receptor does butyrate activate in HT-29 cells?", BUTYRATE)
+    assert not unnamed.supported and "HT-29" in unnamed.answer, unnamed.answer
+
+
+ISOLATION = [
+    "The microbiologist Maria Lopes isolated the bacterium Veillonella atypica from the stool of marathon "
+    "runners. Veillonella atypica converts lactate into propionate."
+]
+
+
+def test_a_scientist_is_a_person_and_a_single_letter_modifies_the_kind():
+    found = reason("Which scientist isolated Veillonella atypica?", ISOLATION)
+    assert found.supported and found.answer_entity == "Maria Lopes", found.answer
+    assert read_question("Through which G protein-coupled receptor does butyrate act?").wh_names == []

@@ -70,7 +70,7 @@ import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
@@ -396,6 +396,9 @@ class QuestionParts:
     # "lipopolysaccharide that leaks out of the gut"): what the anchor is, which a sentence about the
     # anchor or its node description may say, not the answering sentence
     anchor_described: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the anchors the question writes as names (capitalised, a symbol, a digit); the others are
+    # common nouns ("ileal cells", "premature-aging syndrome")
+    names_written: frozenset[str] = frozenset()
     # anchor key -> stems of the words the question writes it with ("sirolimus" for the entity
     # rapamycin): held by a chain that names the anchor
     anchor_written: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -485,6 +488,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 break
             if (
                 j > wh_start
+                and len(word) > 1  # "Which G protein-coupled receptor", "Which T cell": a letter modifies
                 and _name_like(word, False)
                 and low not in QUESTION_WORDS
                 and not _modifier_word(question, start, end)
@@ -613,6 +617,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         anchors=ordered,
         required=required,
         anchor_names=anchors,
+        names_written=frozenset(written),
         wh_noun=wh_noun,
         wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),  # empty: the text must say it
         wh_stems=wh_stems,
@@ -1396,6 +1401,26 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     return ""
 
 
+def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> QuestionParts:
+    """The question without the common-noun anchors no gathered sentence writes, when a name it
+    writes is found: "ileal cells" for the text's "ileal enterocytes", "premature-aging syndrome"
+    for "a syndrome resembling human aging" describe in the question's own words, when another
+    thing the question names is found. Their words are still asked of the answer, as the
+    question's other content words are. A name (capitalised, a symbol) the text never writes still
+    means the answer was not gathered."""
+    missing = [a for a in q.anchors if a not in q.names_written and not _anchor_positions(graph, a)]
+    kept = [a for a in q.anchors if a not in missing]
+    if not missing or not any(_anchor_positions(graph, a) for a in kept):
+        return q
+    said = {stem(w) for a in missing for w in words(q.anchor_names[a]) if _content_word(w)}
+    return replace(
+        q,
+        anchors=kept,
+        required=[a for a in q.required if a in kept] or kept[:1],
+        stems=q.stems | (said - q.wh_stems),
+    )
+
+
 def _said_of(graph: ContextGraph, key: str) -> frozenset[str]:
     """Stems of every sentence naming entity ``key`` and of its node description."""
     said = set().union(*(graph.sentences[p].stems for p in _anchor_positions(graph, key)))
@@ -1424,7 +1449,7 @@ def reason(
     graph = build_context_graph(context, known_names, descriptions)
     if not graph.sentences:
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
-    q = read_question(question, graph)
+    q = _described_in_other_words(read_question(question, graph), graph)
     chains, best, why = _judged(q, graph)
     if best is not None and not why:
         used = [graph.sentences[p] for p in best.positions][:max_sentences]
