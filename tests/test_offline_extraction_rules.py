@@ -214,6 +214,16 @@ def test_a_specific_word_before_growth_factor_names_a_protein():
     assert "FXR" in typed("Gene expression was measured in patients. FXR induces fibroblast growth factor 19.")
 
 
+def test_an_x_like_receptor_and_its_number_name_a_protein():
+    got = typed(
+        "Gene expression was measured in patients. Lipoteichoic acid signals through Toll-like receptor 2 "
+        "on monocytes, and NOD-like receptors sense peptidoglycan."
+    )
+    assert got.get("Toll-Like Receptor 2") == "protein" and got.get("NOD-Like Receptors") == "protein", got
+    # "like" as a preposition makes no family name
+    assert not any("Like" in name for name in typed("Cells like monocytes carry the receptor.")), got
+
+
 def test_a_reference_to_a_source_holds_no_entity():
     # the journal Gut is no gut: a reference names where a finding was published, not a participant
     got = typed("Metformin raised insulin sensitivity in obese adults (Gut. 2016).")

@@ -855,6 +855,10 @@ class _Recogniser:
         j, chemical = h, False
         while j > 0 and h - j < 3 and self.linked(j - 1) and self.joiners[j - 1] != "/":
             prev = toks[j - 1]
+            if prev.key == "like" and j >= 2 and self.joiners[j - 2] == "-" and toks[j - 2].text.isalnum():
+                # "Toll-like receptor", "NOD-like receptor": a family named after its first member
+                chemical, j = True, j - 2
+                continue
             if (
                 prev.key in lx.STOPWORDS
                 or prev.key in voc.PROTEIN_HEAD_STOP
@@ -876,8 +880,11 @@ class _Recogniser:
             j -= 1
         if j == h or not chemical:
             return
-        surface = self.text[toks[j].start : toks[h].end]
-        self.add(j, h + 1, lx.display_name(surface), ("protein", "gene"), 2)
+        end = h + 1
+        if end < len(toks) and self.linked(h) and self.joiners[h] == " " and toks[end].text.isdigit():
+            end += 1  # "Toll-like receptor 2": the member's number
+        surface = self.text[toks[j].start : toks[end - 1].end]
+        self.add(j, end, lx.display_name(surface), ("protein", "gene"), 2)
 
     def capitalised(self) -> None:
         toks, n, text = self.tokens, len(self.tokens), self.text
