@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,18 @@ def _kill_session(sid: int) -> None:
             pass
 
 
+@contextmanager
+def stand_in(script: str, **settings):
+    """A started ``DevServer`` over a small shell tree in place of ``dagster dev``; whatever is left
+    of its session is killed afterwards."""
+    server = DevServer(["sh", "-c", script], **settings)
+    server.start()
+    try:
+        yield server
+    finally:
+        _kill_session(server.sid)
+
+
 def test_command_serves_the_given_host_port_and_workspace():
     command = dagster_dev_command("127.0.0.1", 3456, "workspace.yaml", ["--log-level", "debug"])
     assert command[:4] == [sys.executable, "-m", "dagster", "dev"]
@@ -95,17 +108,13 @@ def test_signal_ignoring_tree_is_killed_after_the_grace_period(tmp_path):
     ready = tmp_path / "child.pid"
     # the leader and its child ignore SIGINT and SIGTERM (ignored dispositions survive exec)
     script = f'trap "" INT TERM; sleep 600 & echo $! > {ready}; wait; sleep 600'
-    server = DevServer(["sh", "-c", script], grace_s=1.0)
-    server.start()
-    try:
+    with stand_in(script, grace_s=1.0) as server:
         assert _wait_until(ready.exists, 10), "stand-in tree did not start"
         assert len(_live_in_session(server.sid)) == 2
         server.request_stop(signal.SIGINT)
         server.wait()
         assert server.killed
         assert _wait_until(lambda: _group_gone(server.sid), STOP_TIMEOUT_S), _live_in_session(server.sid)
-    finally:
-        _kill_session(server.sid)
 
 
 @needs_proc
@@ -113,36 +122,28 @@ def test_processes_left_behind_by_the_leader_are_stopped(tmp_path):
     ready = tmp_path / "orphan.pid"
     # the leader starts a child and exits at once: the orphan must not outlive the launcher
     script = f"sleep 600 & echo $! > {ready}"
-    server = DevServer(["sh", "-c", script], grace_s=5.0, settle_s=0.5)
-    server.start()
-    try:
+    with stand_in(script, grace_s=5.0, settle_s=0.5) as server:
         code = server.wait()
         assert code == 0
         assert ready.exists()
         orphan = int(ready.read_text())
         assert _wait_until(lambda: (s := _stat(orphan)) is None or s[0] == "Z", STOP_TIMEOUT_S)
         assert _wait_until(lambda: _group_gone(server.sid), STOP_TIMEOUT_S), _live_in_session(server.sid)
-    finally:
-        _kill_session(server.sid)
 
 
-@needs_proc
 @needs_proc
 def test_a_process_finishing_after_the_leader_is_not_signalled(tmp_path):
     # a code server still shutting down when dagster dev exits: SIGTERM would reach it as a
     # KeyboardInterrupt in the middle of its exit and print a traceback
     marks = tmp_path / "marks"
     script = f'(trap "echo TERM >> {marks}" TERM; sleep 1.5; echo done >> {marks}) &'
-    server = DevServer(["sh", "-c", script], grace_s=10.0, settle_s=5.0)
-    server.start()
-    try:
+    with stand_in(script, grace_s=10.0, settle_s=5.0) as server:
         assert server.wait() == 0
         assert _wait_until(marks.exists, 5)
         assert marks.read_text().split() == ["done"]
-    finally:
-        _kill_session(server.sid)
 
 
+@needs_proc
 @pytest.mark.webserver
 def test_ctrl_c_stops_dagster_dev_and_everything_it_started(tmp_path):
     data, env = server_env(tmp_path)
