@@ -146,19 +146,20 @@ class DevServer:
                 break
             except subprocess.TimeoutExpired:
                 self._kill_if_overdue()
-        settle = time.monotonic() + self.settle_s
-        while session_members(self.sid) and time.monotonic() < settle:
-            self._kill_if_overdue()
-            time.sleep(_POLL_S)
+        self._wait_for_session(until=time.monotonic() + self.settle_s)
         if session_members(self.sid):
             # what dagster dev left behind (a code server, a run worker) is stopped too
             if self.deadline is None:
                 self.deadline = time.monotonic() + self.grace_s
             signal_session(self.sid, signal.SIGTERM)
-        while session_members(self.sid):
+        self._wait_for_session()
+        return code
+
+    def _wait_for_session(self, until: float | None = None) -> None:
+        """Poll until nothing of the session is left (or ``until`` passes), killing it once overdue."""
+        while session_members(self.sid) and (until is None or time.monotonic() < until):
             self._kill_if_overdue()
             time.sleep(_POLL_S)
-        return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

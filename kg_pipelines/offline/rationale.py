@@ -1402,15 +1402,15 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
 
 
 def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> QuestionParts:
-    """The question without the common-noun anchors no gathered sentence writes, when a name it
-    writes is found: "ileal cells" for the text's "ileal enterocytes", "premature-aging syndrome"
-    for "a syndrome resembling human aging" describe in the question's own words, when another
-    thing the question names is found. Their words are still asked of the answer, as the
-    question's other content words are. A name (capitalised, a symbol) the text never writes still
-    means the answer was not gathered."""
-    missing = [a for a in q.anchors if a not in q.names_written and not _anchor_positions(graph, a)]
+    """The question without the common-noun anchors no gathered sentence writes, when another thing
+    it names is found: "ileal cells" for the text's "ileal enterocytes", "premature-aging syndrome"
+    for "a syndrome resembling human aging" describe in the question's own words. Their words are
+    still asked of the answer, as the question's other content words are. A name (capitalised, a
+    symbol) the text never writes still means the answer was not gathered."""
+    found = {a for a in q.anchors if _anchor_positions(graph, a)}
+    missing = [a for a in q.anchors if a not in q.names_written and a not in found]
     kept = [a for a in q.anchors if a not in missing]
-    if not missing or not any(_anchor_positions(graph, a) for a in kept):
+    if not missing or not found:
         return q
     said = {stem(w) for a in missing for w in words(q.anchor_names[a]) if _content_word(w)}
     return replace(
