@@ -301,3 +301,77 @@ def test_a_scientist_is_a_person_and_a_single_letter_modifies_the_kind():
     found = reason("Which scientist isolated Veillonella atypica?", ISOLATION)
     assert found.supported and found.answer_entity == "Maria Lopes", found.answer
     assert read_question("Through which G protein-coupled receptor does butyrate act?").wh_names == []
+
+
+def test_a_name_is_a_researchers_when_colleagues_or_a_prize_follow_it():
+    from kg_pipelines.offline.entities import analyze
+
+    def types_of(text: str, name: str) -> tuple[str, ...]:
+        return next(m.types for m in analyze(text).mentions if m.name == name)
+
+    assert types_of("Zdenko Hrabal and colleagues reported that old worms move less.", "Zdenko Hrabal") == ("person",)
+    assert types_of("Ayodele Okonkwo et al. measured the effect.", "Ayodele Okonkwo") == ("person",)
+    assert types_of("In 2003, Ayodele Okonkwo received the Lasker Prize for it.", "Ayodele Okonkwo") == ("person",)
+    assert types_of("In 2003, Ayodele Okonkwo measured it.", "Ayodele Okonkwo") == ("concept",)
+
+
+PXR = [
+    "The synthetic PXR agonist rifampicin induces CYP3A4 in hepatocytes. "
+    "The PXR antagonist ketoconazole blocks the induction of CYP3A4. "
+    "In quiescent cells, FOXO3 induces the cyclin-dependent kinase inhibitor p21. "
+    "In quiescent cells, FOXO3 also induces the kinase inhibitor TRIB3."
+]
+
+
+def test_a_kind_may_be_named_in_other_words():
+    # an agonist is an activator, an antagonist an inhibitor (data/kind_synonyms.txt)
+    found = reason("Which activator of PXR induces CYP3A4?", PXR, known_names=["rifampicin"])
+    assert found.supported and found.answer_entity.casefold() == "rifampicin", found.answer
+    blocked = reason("Which inhibitor of PXR blocks the induction of CYP3A4?", PXR)
+    assert blocked.supported and blocked.answer_entity.casefold() == "ketoconazole", blocked.answer
+
+
+def test_an_abbreviation_in_the_wh_phrase_is_carried_by_the_initials_before_the_answer():
+    # "cyclin-dependent kinase inhibitor p21" is a CDK inhibitor; "kinase inhibitor TRIB3" is none
+    q = read_question("Which CDK inhibitor does FOXO3 induce in quiescent cells?")
+    assert q.wh_names == ["cdk"]
+    found = reason("Which CDK inhibitor does FOXO3 induce in quiescent cells?", PXR)
+    assert found.supported and found.answer_entity.casefold() == "p21", found.answer
+    only_trib3 = [PXR[0].replace("the cyclin-dependent kinase inhibitor p21", "the protein p21")]
+    refused = reason("Which CDK inhibitor does FOXO3 induce in quiescent cells?", only_trib3)
+    assert not refused.supported, refused.answer
+
+
+NAMING = [
+    "Old mice develop a chronic, sterile inflammation of the liver. "
+    "Jorge Amaral and colleagues named this condition hepatoflammation in 2009, and the name spread quickly."
+]
+
+
+def test_a_verb_after_a_comma_is_the_questions_and_this_refers_to_the_sentence_before():
+    # "coined" follows "with colleagues," (a comma ends that noun phrase); "this condition" is the
+    # inflammation the sentence before describes, so its words count for the answer
+    q = read_question("Who, together with colleagues, coined a name in 2009 for the sterile inflammation of the liver?")
+    assert frozenset({"coin"}) in q.phrase_stems, q.phrase_stems
+    found = reason("Who, together with colleagues, coined a name in 2009 for the chronic sterile inflammation?", NAMING)
+    assert found.supported and found.answer_entity == "Jorge Amaral", found.answer
+    # without the sentence before, little of the question is said of Jorge Amaral
+    alone = reason(
+        "Who, together with colleagues, coined a name in 2009 for the chronic sterile inflammation?",
+        [NAMING[0].split(". ", 1)[1]],
+    )
+    assert not alone.supported, alone.answer
+
+
+PRIZE = [
+    "Ayodele Okonkwo received the 2003 Lasker Prize for identifying the genes that control mating in yeast. "
+    "In the gut, PXR induces fibroblast growth factor 21 (FGF21) in enterocytes."
+]
+
+
+def test_the_answering_sentence_may_write_the_thing_the_question_describes():
+    found = reason("Who received the 2003 Lasker Prize for identifying the genes that control yeast mating?", PRIZE)
+    assert found.supported and found.answer_entity == "Ayodele Okonkwo", found.answer
+    # a noun inside the answer's own name is not the thing between ("growth factor" of FGF21)
+    refused = reason("Which liver receptor is bound by the growth factor that PXR induces in enterocytes?", PRIZE)
+    assert not refused.supported, refused.answer

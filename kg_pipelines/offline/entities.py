@@ -155,6 +155,12 @@ _NOUNS_OF_WORKS_TOO = frozenset(
 _QUOTED = re.compile(r'"([^"\n]{3,80})"|“([^”\n]{3,80})”')
 _PRONOUNS = {"he": "he", "his": "he", "him": "he", "she": "she", "her": "she", "it": "it", "its": "it", "they": "they"}
 _WHO_AFTER = re.compile(r"(?:\s*\([^()]*\))?\s*,?\s+who(?:se)?\b")
+# what is said of researchers after their names: "X and colleagues reported", "X et al.", "X received
+# the 2016 Nobel Prize", "X won the Fields Medal"
+_RESEARCHER_AFTER = re.compile(
+    r"\s+(?:(?:and|&)\s+(?:(?:his|her|their)\s+)?(?:colleagues|co-?workers|collaborators|co-?authors)\b|et\s+al\b"
+    r"|(?:received|won|shared|was\s+awarded)\s+(?:the\s+|an?\s+)?(?:\d{4}\s+)?(?:[A-Z][\w'’-]*\s+){0,3}(?:Prize|Medal)\b)"
+)
 _PERSON_VERBS = word_set("person_verbs.txt")
 _ADVERBS_BEFORE_VERB = frozenset({"also", "later", "then", "once", "never", "reportedly", "famously", "subsequently"})
 _PHRASE_END = frozenset(
@@ -1145,9 +1151,9 @@ class _Recogniser:
             and not (last.endswith("s") and start > 0 and toks[start - 1].key == "the")  # "the Beatles, who"
             and _singular(last) not in lx.DEMONYMS  # "Bengali Muslims, who"
             and last.lower() not in voc.PERSON_NOUNS  # a role: "as Deputy Prime Minister, who"
-            and (_WHO_AFTER.match(text, after) or self._person_verb_after(end))
+            and (_WHO_AFTER.match(text, after) or _RESEARCHER_AFTER.match(text, after) or self._person_verb_after(end))
         ):
-            return ("person",), 2  # "Tostig, who ...", "Chet Atkins said ..."
+            return ("person",), 2  # "Tostig, who ...", "Chet Atkins said ...", "McCay and colleagues"
         return ("concept",), 3
 
     def _pronoun_after(self, sent: int) -> str | None:

@@ -231,6 +231,9 @@ class ContextSentence:
     # (source, target) -> keywords of each relation the extractor read with a verb, in the sentence's
     # direction ("SIRT1 deacetylates FOXO3": (sirt1, foxo3))
     directed: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # stems of the sentence before, in the same passage, when this one refers back to it ("named this
+    # process inflammaging"): what "this process" is, for the question's words a chain holds
+    referred: frozenset[str] = frozenset()
 
     @property
     def relation_classes(self) -> set[str]:
@@ -289,6 +292,9 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
     return found
 
 
+ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
+
+
 def build_context_graph(
     context: list[str], known_names: Iterable[str] = (), descriptions: Mapping[str, str] | None = None
 ) -> ContextGraph:
@@ -329,6 +335,8 @@ def build_context_graph(
             n += 1
             text = clean.strip()
             key = node_key(text)
+            before = sentences[-1] if n > 1 else None
+            refers = before is not None and any(w.casefold() in ANAPHORIC_WORDS for w in words(text))
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
                 if name_key not in entities and _mentions(key, name_key):
@@ -344,6 +352,7 @@ def build_context_graph(
                     relations=relations.get(i, {}),
                     written=surfaces.get(i, {}),
                     directed=directed.get(i, {}),
+                    referred=before.stems if refers else frozenset(),
                 )
             )
     for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
@@ -851,13 +860,10 @@ def _relation_phrases(
     for i, (start, _end, word) in enumerate(tokens):
         low = word.casefold()
         in_cue = any(s <= start < e for s, e in cue_spans)
-        if (
-            wh_span[0] <= start < wh_span[1]
-            or i in anchor_tokens
-            or in_cue
-            or noun_form(low) in nouns
-            or (run and "," in question[tokens[i - 1][1] : start])
-        ):
+        if i and "," in question[tokens[i - 1][1] : start]:  # a comma ends a run and the noun phrase
+            close(i)  # before it: "Who, with colleagues, showed ...": "showed" is a verb
+            nominal = False
+        if wh_span[0] <= start < wh_span[1] or i in anchor_tokens or in_cue or noun_form(low) in nouns:
             close(i)
             nominal = False
             continue
@@ -954,14 +960,30 @@ COPULAS = frozenset("is are was were a an the as".split())
 NAMING_PHRASES = tuple(tuple(line.split()) for line in data_lines("naming_words.txt"))
 
 
+@functools.cache
+def kind_synonyms() -> dict[str, tuple[str, ...]]:
+    """noun -> the nouns naming its kind in other words, itself first (``data/kind_synonyms.txt``)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for line in data_lines("kind_synonyms.txt"):
+        group = [noun_form(m.strip()) for m in line.split("|") if m.strip()]
+        for noun in group:
+            found[noun] = (noun, *[n for n in group if n != noun])
+    return found
+
+
 def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[str]) -> bool:
-    """Whether entity ``key`` is of the kind ``noun`` names: its type, the noun in its name, the noun
-    just before it ("the nuclear receptor PPAR-alpha") or in what the text says it is ("X is an
-    anaerobic bacterium", "X and Y are the two NAD+ precursors")."""
+    """Whether entity ``key`` is of the kind ``noun`` (or a noun of ``kind_synonyms``) names: its
+    type, the noun in its name, the noun just before it ("the nuclear receptor PPAR-alpha") or in
+    what the text says it is ("X is an anaerobic bacterium", "X and Y are the two NAD+ precursors")."""
     if noun is None:
         return False
     if types and graph.types.get(key) in types:
         return True
+    return any(_is_kind_noun(graph, key, n) for n in kind_synonyms().get(noun, (noun,)))
+
+
+def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
+    """``_is_kind`` for one noun, by the text alone."""
     if any(noun_form(w) == noun for w in key.split()):
         return True
     if any(_abbreviates(w, noun) for w in key.split()):
@@ -1044,9 +1066,21 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
     key_words = words(key)
     return all(
         any(w.startswith(name) for w in key_words)
-        or any(i > 0 and sentence_words[i - 1] == name for _, sentence_words, i in _written_at(graph, key))
+        or any(
+            i > 0 and (sentence_words[i - 1] == name or _spelled_before(sentence_words, i, name))
+            for _, sentence_words, i in _written_at(graph, key)
+        )
         for name in names
     )
+
+
+def _spelled_before(sentence_words: list[str], i: int, name: str) -> bool:
+    """Whether the words right before word ``i`` (or before the one noun just before it) spell the
+    abbreviation ``name`` by their initials: "the cyclin-dependent kinase inhibitor p21" carries CDK."""
+    n = len(name)
+    if n < 2 or not name.isalpha():
+        return False
+    return any(end - n >= 0 and "".join(w[:1] for w in sentence_words[end - n : end]) == name for end in (i, i - 1))
 
 
 def _written_at(graph: ContextGraph, key: str, positions: Iterable[int] | None = None):
@@ -1165,7 +1199,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     for chain in chains:
         sentences = [graph.sentences[p] for p in chain.positions]
         hit = frozenset(a for a in present if any(_in_sentence(s, a) for s in sentences))
-        stems = set().union(*(s.stems for s in sentences))
+        stems = set().union(*(s.stems | s.referred for s in sentences))
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
             for noun in nouns if entity else ():
@@ -1389,7 +1423,15 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         said = set().union(*(graph.sentences[p].stems for p in chain.positions))
         if not all(phrase & said for phrase in q.described):
             return "no connecting sentence names the thing the question describes between its names and the answer"
+    # the nouns the answering sentence writes outside its names ("fibroblast growth factor 19" is one)
+    nouns_said = set()
+    for p in chain.positions:
+        sentence = graph.sentences[p]
+        names = [*sentence.entities, *sentence.written, *(long for long, _short in _abbreviations(sentence.text))]
+        nouns_said |= {noun_form(w) for w in words(sentence.text)} - {noun_form(w) for n in names for w in words(n)}
     for noun in q.bridge_nouns if not chain.clause_stated else ():
+        if chain.bridge is None and noun in nouns_said:
+            continue  # the answering sentence writes the thing ("for identifying the ATG genes")
         kinds = type_nouns()[noun]
         if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
             chain.bridge is not None and _is_kind(graph, chain.bridge, noun, kinds)
