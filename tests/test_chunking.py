@@ -88,3 +88,13 @@ def test_unchanged_blocks_reuse_their_summary():
     summarize_sequentially("doc", blocks, summarize, NO_RETRY, previous)
     assert calls == ["doc#c0000"]
     assert text_hash("a", "b") != text_hash("ab", "")
+
+
+def test_a_sentence_may_start_with_a_symbol_written_lower_case_first():
+    text = "TSC2 restrains it. mTORC1 then drives growth. p53 induces p21. See e.g. mTOR signalling."
+    assert [s.text for s in split_sentences(text)] == [
+        "TSC2 restrains it.",
+        "mTORC1 then drives growth.",
+        "p53 induces p21.",
+        "See e.g. mTOR signalling.",
+    ]

@@ -13,6 +13,7 @@ from kg_pipelines.offline.rationale import (
     _calls,
     _described_as,
     _is_kind,
+    _names_the_kind,
     _same_symbol,
     build_context_graph,
     read_question,
@@ -375,3 +376,25 @@ def test_the_answering_sentence_may_write_the_thing_the_question_describes():
     # a noun inside the answer's own name is not the thing between ("growth factor" of FGF21)
     refused = reason("Which liver receptor is bound by the growth factor that PXR induces in enterocytes?", PRIZE)
     assert not refused.supported, refused.answer
+
+
+GUT = [
+    "Gut bacteria make secondary bile acids from cholic acid. "
+    "Clostridium scindens produces deoxycholic acid from cholic acid. "
+    "Bacteria of many genera live in the colon, and Bacteroides fragilis is one of them."
+]
+
+
+def test_the_kind_asked_is_neither_the_answer_nor_the_way_to_it():
+    # "bile acids" is the class "Which secondary bile acid" asks about, not one of its members
+    q = read_question("Which secondary bile acid do gut bacteria make from cholic acid?")
+    assert _names_the_kind(q, "bile acids") and not _names_the_kind(q, "deoxycholic acid")
+    found = reason("Which secondary bile acid does Clostridium scindens produce from cholic acid?", GUT)
+    assert found.supported and found.answer_entity.casefold() == "deoxycholic acid", found.answer
+    refused = reason(
+        "Which secondary bile acid does FXR control in the liver?", ["FXR controls bile acids in the liver."]
+    )
+    assert not refused.supported, refused.answer
+    # through "bacteria" any bacterium the text names would link to the question's names
+    q = read_question("Which bacterium lives in the colon and makes secondary bile acids?")
+    assert _names_the_kind(q, "bacteria")

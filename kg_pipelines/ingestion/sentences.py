@@ -1,7 +1,8 @@
 """Sentence boundaries for scientific prose, used by chunking and by the offline provider.
 
 A rule-based splitter: a sentence ends at `.`, `!` or `?` (optionally followed by a closing quote
-or bracket) when whitespace and an upper-case letter, digit or opening bracket follow, unless the
+or bracket) when whitespace and an upper-case letter, digit, opening bracket or a symbol written
+lower case first ("mTORC1", "p53") follow, unless the
 period belongs to a known abbreviation ("e.g.", "et al.", "Fig."), a single initial ("A.
 muciniphila"), or sits inside parentheses (citations such as "(Appetite. 2019)"). Blank lines and
 Markdown headings always end a sentence.
@@ -51,7 +52,8 @@ _ABBREVIATIONS = {
     "mg",
     "kg",
 }
-_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
+# a sentence may start with a symbol written lower case first: "mTORC1 also ...", "p53 induces ..."
+_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s+(?:[\"'“‘(\[]?[A-Z0-9]|[a-z]{1,3}[A-Z0-9]))")
 _LINE = re.compile(r"[^\n]*\n?")
 _HEADING = re.compile(r"\s*#{1,6}\s")
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")

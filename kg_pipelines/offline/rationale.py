@@ -1252,12 +1252,17 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             bool(q.wh_noun or q.wh_names)
             and (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types))
             and not _collective(chain.candidate, q.wh_noun)
+            and not _names_the_kind(q, chain.candidate)
             and _named_as(graph, chain.candidate, q.wh_names)
         )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
         chain.clause_stated = _clause_stated(q, graph, chain)
-        bridge_ok = chain.bridge is not None and (chain.clause_stated or _bridge_described(q, graph, chain.bridge))
+        bridge_ok = (
+            chain.bridge is not None
+            and not _names_the_kind(q, chain.bridge)
+            and (chain.clause_stated or _bridge_described(q, graph, chain.bridge))
+        )
         # "... inhibits NF-kB signalling in intestinal cells": a place the sentence sets its statement
         # in answers "where", not "what"
         off_setting = q.asks_setting != _only_as_setting(graph, chain.candidate, chain.positions[-1])
@@ -1296,6 +1301,22 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
     return chains
+
+
+def _names_the_kind(q: QuestionParts, key: str) -> bool:
+    """Whether entity ``key`` names only the kind the wh-phrase asks for ("bile acids" for "Which
+    secondary bile acid", "bacteria" for "Which bacterium"): the class, neither one of its members
+    nor a thing between the question's names and the answer (through it, anything of the kind links)."""
+    if q.wh_noun is None:
+        return False
+    asked = {noun_form(w) for w in words(q.text[q.wh_first : q.wh_end])}
+    kinds = type_nouns()
+    same_kind = kinds.get(q.wh_noun)  # "bacteria" names the kind "bacterium" does: the same types
+
+    def asked_word(word: str) -> bool:
+        return noun_form(word) in asked or bool(same_kind) and kinds.get(noun_form(word)) == same_kind
+
+    return q.wh_noun in asked and all(asked_word(w) for w in words(key))
 
 
 SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
@@ -1412,6 +1433,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     if asked and not asked <= organisms_in(" ".join(graph.sentences[p].text for p in chain.positions)):
         # "What is the worm gene for ...?": a sentence about the human protein answers another question
         return f"no connecting sentence is about the organism the question asks for ({', '.join(sorted(asked))})"
+    if chain.bridge is not None and _names_the_kind(q, chain.bridge):
+        return "the connecting sentences go through the kind asked for, not a thing the question describes"
     if chain.bridge is not None and not chain.clause_stated and not _bridge_described(q, graph, chain.bridge):
         # a second hop is an answer only to a question that describes the thing between ("the
         # drug tested in ..."): through any shared word ("mice") it would link anything
