@@ -401,3 +401,17 @@ def test_a_sub_question_that_lost_its_round_may_be_proposed_again(sample):
     first = result.rounds[0]
     assert first.selected is not None and len({m.sub_question for m in first.matches}) == 2
     assert decomposer.seen[1] == [first.selected.sub_question]
+
+
+def test_a_word_written_as_a_name_that_no_entity_has_finds_the_chunks_writing_it(sample):
+    # "Dutch" is no entity of the graph; the Akkermansia document writes it once
+    from kg_pipelines.retrieval.rationale_qa import AtomicQuestionIndex
+    from kg_pipelines.stores.vectors import VectorStore
+
+    index = AtomicQuestionIndex(VectorStore.for_settings(sample), sample, ["microbiome", "longevity"])
+    names, chunks = index.linked_chunks("Which Dutch microbiologist is the genus named after?", "microbiome")
+    assert "Dutch" in names and chunks, (names, chunks)
+    assert all(" Dutch " in index.chunk("microbiome", c)["text"] for c in chunks)
+    assert index.linked_chunks("Which Dutch microbiologist is the genus named after?", "longevity") == (names, [])
+    # a word no chunk writes restricts nothing, and the question is still searched
+    assert "Finnish" not in index.linked_chunks("Which Finnish microbiologist named it?", "microbiome")[0]

@@ -11,10 +11,14 @@ from kg_pipelines.offline.rationale import (
     NO_ANSWER,
     _abbreviates,
     _calls,
+    _chains,
     _described_as,
+    _full_stems,
+    _held_in,
     _is_kind,
     _names_the_kind,
     _same_symbol,
+    _verdict,
     build_context_graph,
     read_question,
     reason,
@@ -398,3 +402,39 @@ def test_the_kind_asked_is_neither_the_answer_nor_the_way_to_it():
     # through "bacteria" any bacterium the text names would link to the question's names
     q = read_question("Which bacterium lives in the colon and makes secondary bile acids?")
     assert _names_the_kind(q, "bacteria")
+
+
+def test_a_demonym_before_the_kind_noun_is_carried_by_the_answer():
+    text = ["Researchers named the yeast genus Kloeckera after the Danish microbiologist Jorgen Kloecker in 1896."]
+    found = reason(
+        "Which Danish microbiologist is the genus Kloeckera named after?", text, known_names=["Jorgen Kloecker"]
+    )
+    assert found.supported and found.answer_entity == "Jorgen Kloecker", found.answer
+    refused = reason(
+        "Which Swiss microbiologist is the genus Kloeckera named after?", text, known_names=["Jorgen Kloecker"]
+    )
+    assert not refused.supported, refused.answer
+
+
+def test_a_pace_is_no_rate_limiting_step_unless_something_sets_it():
+    q = read_question("Which enzyme is rate-limiting in the NAD+ salvage pathway?")
+    assert not _held_in(q, [_full_stems("The network of NAD+ and SIRT1 shapes the pace of aging.")])
+    assert _held_in(q, [_full_stems("NAMPT sets the pace of the NAD+ salvage pathway.")])
+
+
+NETWORK = [
+    "SIRT1 activity and NAD+ levels feed into the acetylation of autophagy proteins. "
+    "Autophagy, IRS2 and body temperature all change with caloric restriction."
+]
+
+
+def test_a_bridge_only_typed_as_the_kind_described_needs_a_verb_to_the_answer():
+    # autophagy is a "pathway" only by its type, and the second sentence lists IRS2 beside it
+    graph = build_context_graph(NETWORK)
+    q = read_question("Which enzyme is rate-limiting in the NAD+ salvage pathway?", graph)
+    chain = next(c for c in _chains(q, graph) if c.bridge == "autophagy" and c.candidate == "irs2")
+    assert (
+        _verdict(q, graph, chain)
+        == "the second sentence names the answer beside the bridge but relates them by no verb"
+    )
+    assert not reason("Which enzyme is rate-limiting in the NAD+ salvage pathway?", NETWORK).supported

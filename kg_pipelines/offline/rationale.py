@@ -1067,11 +1067,20 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
     return all(
         any(w.startswith(name) for w in key_words)
         or any(
-            i > 0 and (sentence_words[i - 1] == name or _spelled_before(sentence_words, i, name))
+            i > 0 and (name in _words_before(sentence_words, i) or _spelled_before(sentence_words, i, name))
             for _, sentence_words, i in _written_at(graph, key)
         )
         for name in names
     )
+
+
+def _words_before(sentence_words: list[str], i: int) -> list[str]:
+    """The word right before word ``i``, and the one before it when that is a kind noun: "the
+    Lactobacillus strain X", "the Dutch microbiologist X" both carry their first word."""
+    before = sentence_words[i - 1 : i]
+    if i > 1 and noun_form(sentence_words[i - 1]) in type_nouns():
+        before.append(sentence_words[i - 2])
+    return before
 
 
 def _spelled_before(sentence_words: list[str], i: int, name: str) -> bool:
@@ -1377,12 +1386,13 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     return False
 
 
-def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str) -> bool:
+def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_type: bool = True) -> bool:
     """Whether the text says the bridge is what the question describes between its names and the
-    answer: of a type noun it writes ("the drug tested in ..."), or a sentence naming the bridge (or
-    its node description) holds every word of a phrase the question describes by a relative clause
-    ("the energy gauge that X switches on": "the cellular energy gauge SNF1")."""
-    if any(_is_kind(graph, bridge, noun, type_nouns()[noun]) for noun in q.bridge_nouns):
+    answer: of a type noun it writes ("the drug tested in ..."; with ``by_type``, its entity type
+    may say so), or a sentence naming the bridge (or its node description) holds every word of a
+    phrase the question describes by a relative clause ("the energy gauge that X switches on": "the
+    cellular energy gauge SNF1")."""
+    if any(_is_kind(graph, bridge, noun, type_nouns()[noun] if by_type else frozenset()) for noun in q.bridge_nouns):
         return True
     said = [graph.sentences[p].stems for p in graph.by_entity.get(bridge, ())]
     description = graph.descriptions.get(bridge)
@@ -1409,9 +1419,15 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return "the text states the relation as negated"
     if chain.reversed:
         return "the text states the relation the other way round"
-    if chain.bridge is not None and q.answer_role is not None and not chain.last_related:
+    if (
+        chain.bridge is not None
+        and not chain.last_related
+        and (q.answer_role is not None or not (chain.clause_stated or _bridge_described(q, graph, chain.bridge, False)))
+    ):
         # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
-        # own verb; a sentence that only names the answer beside the bridge (a list) does not state it
+        # own verb; a sentence that only names the answer beside the bridge (a list) does not state it.
+        # Without such a verb, a bridge only of the type the question's noun names (autophagy a
+        # "pathway" as a biological process) leaves the listed answer unrelated as well
         return "the second sentence names the answer beside the bridge but relates them by no verb"
     if (
         chain.unrelated_hops

@@ -31,7 +31,9 @@ scores, the chunk added, why the loop stopped) and the sources. Nothing here ope
 
 from __future__ import annotations
 
+import logging
 import math
+import re
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -43,8 +45,11 @@ from kg_pipelines.graph.stated_aliases import stated_names
 from kg_pipelines.ingestion.names import is_blank, node_key
 from kg_pipelines.llm.client import LLMClient, LLMError
 from kg_pipelines.offline.rationale import NO_ANSWER, number_sentences, propose_sub_questions, reason
+from kg_pipelines.retrieval.chunk_retrieval import ensure_fts_index
 from kg_pipelines.retrieval.fusion import FusionConfig, RetrievedItem, fuse
 from kg_pipelines.stores.vectors import VectorStore, vectors_exist
+
+log = logging.getLogger(__name__)
 
 STRATEGIES = ("auto", "general", "factual", "analytical", "procedural")
 MAX_LINKED_CHUNKS = 200  # chunks a sub-question's entities may restrict the atomic-question search to
@@ -265,6 +270,11 @@ def _quoted(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _written_as_name(word: str) -> bool:
+    """A word a question writes as a name: capitalised, with a digit, or a capital inside ("mTOR")."""
+    return len(word) > 1 and (word[:1].isupper() or any(c.isdigit() or c.isupper() for c in word))
+
+
 class AtomicQuestionIndex:
     """The ``questions__<c>`` and ``chunks__<c>`` tables of the asked collections, each collection
     queried with its own embedding model."""
@@ -298,6 +308,8 @@ class AtomicQuestionIndex:
         self.embed_for = embed_for or (lambda c: embedder_for(settings.embedding_model_for(c), settings.llm))
         self.tables = {c: store.open("questions", c) for c in collections}
         self.chunk_tables = {c: store.open("chunks", c) for c in collections}
+        self._writing: dict[str, dict[str, list[str]]] = {}  # word -> chunks_writing(word)
+        self._fts_checked: set[str] = set()
 
     def search(
         self, sub_questions: list[str], k: int, gathered: set[str] = frozenset()
@@ -348,14 +360,12 @@ class AtomicQuestionIndex:
         chunk naming them is gathered, the other chunks of those chunks' documents are the
         candidates (a name in a document's title is what the whole document is about), and when
         those are gathered too, nothing restricts the search."""
-        if not self.entity_chunks:
-            return [], []
         from kg_pipelines.retrieval.entity_linking import FUNCTION_WORDS, question_words
 
         words = question_words(sub_question)
-        found: list[tuple[str, list[str]]] = []
+        found: list[tuple[str, dict[str, list[str]]]] = []
         covered: set[int] = set()
-        for length in range(min(8, len(words)), 0, -1):
+        for length in range(min(8, len(words)), 0, -1) if self.entity_chunks else ():
             for start in range(len(words) - length + 1):
                 span = set(range(start, start + length))
                 run = words[start : start + length]
@@ -365,6 +375,13 @@ class AtomicQuestionIndex:
                 if entry is not None:
                     covered |= span
                     found.append(entry)
+        # a word written as a name that is no entity of the graph ("CALERIE", "Swedish", "1997"): the
+        # chunks whose text writes it
+        for i, word in enumerate(words):
+            if i and i not in covered and _written_as_name(word) and word.casefold() not in FUNCTION_WORDS:
+                chunks = self.chunks_writing(word)
+                if chunks:
+                    found.append((word, chunks))
         if not found:
             return [], []
         # each chunk scores the names it mentions, a rare name more (ln(1 + chunks / chunks naming
@@ -390,6 +407,32 @@ class AtomicQuestionIndex:
         chosen = sorted(chunk for (c, chunk), v in fresh.items() if c == collection and v >= best - 1e-9)
         chosen = chosen[:MAX_LINKED_CHUNKS]
         return ([name for name, _chunks in found], chosen)
+
+    def chunks_writing(self, word: str) -> dict[str, list[str]]:
+        """collection -> the chunks whose text writes ``word`` as a word (case aside), found by the
+        chunk tables' full-text index (at most ``MAX_LINKED_CHUNKS`` a collection)."""
+        if word in self._writing:
+            return self._writing[word]
+        pattern = re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", re.IGNORECASE)
+        found: dict[str, list[str]] = {}
+        for collection, table in self.chunk_tables.items():
+            if table is None:
+                continue
+            try:
+                if collection not in self._fts_checked:
+                    self._fts_checked.add(collection)
+                    ensure_fts_index(table)  # rows added since it was built are scanned: they are found
+                rows = (
+                    table.search(word, query_type="fts").select(["chunk_id", "text"]).limit(MAX_LINKED_CHUNKS).to_list()
+                )
+            except Exception as exc:  # no FTS index yet (nothing indexed): the word restricts nothing
+                log.debug("full-text search for %r in %s failed: %s", word, collection, exc)
+                continue
+            ids = sorted(r["chunk_id"] for r in rows if pattern.search(r["text"] or ""))
+            if ids:
+                found[collection] = ids
+        self._writing[word] = found
+        return found
 
     def chunk(self, collection: str, chunk_id: str) -> dict | None:
         table = self.chunk_tables.get(collection)
