@@ -438,3 +438,17 @@ def test_a_bridge_only_typed_as_the_kind_described_needs_a_verb_to_the_answer():
         == "the second sentence names the answer beside the bridge but relates them by no verb"
     )
     assert not reason("Which enzyme is rate-limiting in the NAD+ salvage pathway?", NETWORK).supported
+
+
+OSLO = [
+    "In a placebo-controlled trial from Oslo, 40 adults took spermidine for twelve weeks. "
+    "The investigators reported that spermidine increased the abundance of Lactobacillus reuteri in stool."
+]
+
+
+def test_a_sentence_opening_on_a_common_noun_goes_on_about_the_sentence_before():
+    # "The investigators" are those of the Oslo trial: the name of the sentence before counts
+    found = reason("Which bacterium did spermidine increase in the Oslo trial?", OSLO)
+    assert found.supported and found.answer_entity.casefold() == "lactobacillus reuteri", found.answer
+    refused = reason("Which bacterium did spermidine increase in the Bergen trial?", OSLO)
+    assert not refused.supported, refused.answer

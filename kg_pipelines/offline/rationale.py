@@ -1170,7 +1170,8 @@ def _in_sentence(sentence: ContextSentence, anchor: str) -> bool:
 
 def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
-    starts = sorted({p for a in present for p in _anchor_positions(graph, a)})
+    starts = {p for a in present for p in _anchor_positions(graph, a)}
+    starts = sorted(starts | {p + 1 for p in starts if p + 1 < len(graph.sentences) and _continued(graph, p + 1)})
     skip = set(q.anchors)
 
     def others(sentence: ContextSentence, exclude: set[str], exact: set[str] = frozenset()) -> list[str]:
@@ -1207,7 +1208,12 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     total_words = sum(graph.idf(s) for s in q.stems) or 1.0
     for chain in chains:
         sentences = [graph.sentences[p] for p in chain.positions]
-        hit = frozenset(a for a in present if any(_in_sentence(s, a) for s in sentences))
+        # a first sentence that opens on a common noun ("A later analysis found ...", "The
+        # investigators, led by X, ...") goes on about the sentence before it: its names count
+        before = _continued(graph, chain.positions[0])
+        hit = frozenset(
+            a for a in present if any(_in_sentence(s, a) for s in sentences) or (before and _in_sentence(before, a))
+        )
         stems = set().union(*(s.stems | s.referred for s in sentences))
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
@@ -1326,6 +1332,18 @@ def _names_the_kind(q: QuestionParts, key: str) -> bool:
         return noun_form(word) in asked or bool(same_kind) and kinds.get(noun_form(word)) == same_kind
 
     return q.wh_noun in asked and all(asked_word(w) for w in words(key))
+
+
+def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
+    """The sentence before the one at ``position`` in its passage, when that one opens on an
+    article and a lower-case word ("A later analysis found ...", "The investigators, led by ...")."""
+    if position == 0 or graph.sentences[position - 1].passage != graph.sentences[position].passage:
+        return None
+    opening = words(graph.sentences[position].text)[:2]
+    text = graph.sentences[position].text
+    if len(opening) < 2 or opening[0] not in ARTICLES | ANAPHORIC_WORDS or not text.split()[1][:1].islower():
+        return None
+    return graph.sentences[position - 1]
 
 
 SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
