@@ -452,3 +452,8 @@ def test_a_sentence_opening_on_a_common_noun_goes_on_about_the_sentence_before()
     assert found.supported and found.answer_entity.casefold() == "lactobacillus reuteri", found.answer
     refused = reason("Which bacterium did spermidine increase in the Bergen trial?", OSLO)
     assert not refused.supported, refused.answer
+
+
+def test_a_capital_opening_a_later_sentence_of_the_question_is_no_name():
+    q = read_question("FXR induces a hormone in the ileum. Apart from FGF19, which factor does FXR induce?")
+    assert "apart" not in q.anchors and {"fxr", "fgf19"} <= set(q.anchors), q.anchors

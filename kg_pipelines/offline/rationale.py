@@ -546,8 +546,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if capitalised:
             written.add(key)
 
+    # where a sentence of the question starts ("... a co-receptor. Apart from FGF19, which ..."): a
+    # capital there is no name's
+    openings = {0} | {m.end() for m in re.finditer(r"[.!?]\s+", question)}
     for m in a.mentions:
-        add(m.name, m.start, any(_name_like(w, m.start == 0) for w in m.surface.split()), m.surface)
+        add(m.name, m.start, any(_name_like(w, m.start in openings) for w in m.surface.split()), m.surface)
     qkey = node_key(question)
     if graph is not None:
         for key in sorted(graph.names, key=len, reverse=True):
@@ -555,9 +558,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 position = qkey.find(key)
                 surface = question[position : position + len(key)] if position >= 0 else key
                 add(graph.names[key], position if position >= 0 else wh_end, any(c.isupper() for c in surface))
-    for i, (start, end, word) in enumerate(tokens):
+    for start, end, word in tokens:
         initial = len(word) == 1 and _modifier_word(question, start, end)  # the "E" of "E. coli" names nothing alone
-        if _name_like(word, i == 0) and word.casefold() not in QUESTION_WORDS and not initial:
+        if _name_like(word, start in openings) and word.casefold() not in QUESTION_WORDS and not initial:
             add(word, start, True)
     # a shorter anchor inside a longer one is the same name
     keys = list(anchors)
@@ -579,7 +582,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         st = noun_form(w)
         if in_wh(start) or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
             continue
-        if _name_like(w, i == 0):
+        if _name_like(w, start in openings):
             continue  # a capitalised noun is a word of a name ("Physiology or Medicine"), no kind
         if {i - 1, i + 1} & anchor_tokens:
             continue
