@@ -308,6 +308,18 @@ def test_a_scientist_is_a_person_and_a_single_letter_modifies_the_kind():
     assert read_question("Through which G protein-coupled receptor does butyrate act?").wh_names == []
 
 
+def assert_answers(question: str, context: list[str], entity: str, **kwargs) -> None:
+    """The reasoner answers ``question`` from ``context`` with ``entity`` (case aside), supported."""
+    found = reason(question, context, **kwargs)
+    assert found.supported and found.answer_entity.casefold() == entity.casefold(), found.answer
+
+
+def assert_refuses(question: str, context: list[str], **kwargs) -> None:
+    """The reasoner finds no supported answer to ``question`` in ``context``."""
+    found = reason(question, context, **kwargs)
+    assert not found.supported, found.answer
+
+
 def test_a_name_is_a_researchers_when_colleagues_or_a_prize_follow_it():
     from kg_pipelines.offline.entities import analyze
 
@@ -330,21 +342,17 @@ PXR = [
 
 def test_a_kind_may_be_named_in_other_words():
     # an agonist is an activator, an antagonist an inhibitor (data/kind_synonyms.txt)
-    found = reason("Which activator of PXR induces CYP3A4?", PXR, known_names=["rifampicin"])
-    assert found.supported and found.answer_entity.casefold() == "rifampicin", found.answer
-    blocked = reason("Which inhibitor of PXR blocks the induction of CYP3A4?", PXR)
-    assert blocked.supported and blocked.answer_entity.casefold() == "ketoconazole", blocked.answer
+    assert_answers("Which activator of PXR induces CYP3A4?", PXR, "rifampicin", known_names=["rifampicin"])
+    assert_answers("Which inhibitor of PXR blocks the induction of CYP3A4?", PXR, "ketoconazole")
 
 
 def test_an_abbreviation_in_the_wh_phrase_is_carried_by_the_initials_before_the_answer():
     # "cyclin-dependent kinase inhibitor p21" is a CDK inhibitor; "kinase inhibitor TRIB3" is none
     q = read_question("Which CDK inhibitor does FOXO3 induce in quiescent cells?")
     assert q.wh_names == ["cdk"]
-    found = reason("Which CDK inhibitor does FOXO3 induce in quiescent cells?", PXR)
-    assert found.supported and found.answer_entity.casefold() == "p21", found.answer
+    assert_answers("Which CDK inhibitor does FOXO3 induce in quiescent cells?", PXR, "p21")
     only_trib3 = [PXR[0].replace("the cyclin-dependent kinase inhibitor p21", "the protein p21")]
-    refused = reason("Which CDK inhibitor does FOXO3 induce in quiescent cells?", only_trib3)
-    assert not refused.supported, refused.answer
+    assert_refuses("Which CDK inhibitor does FOXO3 induce in quiescent cells?", only_trib3)
 
 
 NAMING = [
@@ -358,14 +366,16 @@ def test_a_verb_after_a_comma_is_the_questions_and_this_refers_to_the_sentence_b
     # inflammation the sentence before describes, so its words count for the answer
     q = read_question("Who, together with colleagues, coined a name in 2009 for the sterile inflammation of the liver?")
     assert frozenset({"coin"}) in q.phrase_stems, q.phrase_stems
-    found = reason("Who, together with colleagues, coined a name in 2009 for the chronic sterile inflammation?", NAMING)
-    assert found.supported and found.answer_entity == "Jorge Amaral", found.answer
+    assert_answers(
+        "Who, together with colleagues, coined a name in 2009 for the chronic sterile inflammation?",
+        NAMING,
+        "Jorge Amaral",
+    )
     # without the sentence before, little of the question is said of Jorge Amaral
-    alone = reason(
+    assert_refuses(
         "Who, together with colleagues, coined a name in 2009 for the chronic sterile inflammation?",
         [NAMING[0].split(". ", 1)[1]],
     )
-    assert not alone.supported, alone.answer
 
 
 PRIZE = [
@@ -375,11 +385,13 @@ PRIZE = [
 
 
 def test_the_answering_sentence_may_write_the_thing_the_question_describes():
-    found = reason("Who received the 2003 Lasker Prize for identifying the genes that control yeast mating?", PRIZE)
-    assert found.supported and found.answer_entity == "Ayodele Okonkwo", found.answer
+    assert_answers(
+        "Who received the 2003 Lasker Prize for identifying the genes that control yeast mating?",
+        PRIZE,
+        "Ayodele Okonkwo",
+    )
     # a noun inside the answer's own name is not the thing between ("growth factor" of FGF21)
-    refused = reason("Which liver receptor is bound by the growth factor that PXR induces in enterocytes?", PRIZE)
-    assert not refused.supported, refused.answer
+    assert_refuses("Which liver receptor is bound by the growth factor that PXR induces in enterocytes?", PRIZE)
 
 
 GUT = [
@@ -393,12 +405,12 @@ def test_the_kind_asked_is_neither_the_answer_nor_the_way_to_it():
     # "bile acids" is the class "Which secondary bile acid" asks about, not one of its members
     q = read_question("Which secondary bile acid do gut bacteria make from cholic acid?")
     assert _names_the_kind(q, "bile acids") and not _names_the_kind(q, "deoxycholic acid")
-    found = reason("Which secondary bile acid does Clostridium scindens produce from cholic acid?", GUT)
-    assert found.supported and found.answer_entity.casefold() == "deoxycholic acid", found.answer
-    refused = reason(
+    assert_answers(
+        "Which secondary bile acid does Clostridium scindens produce from cholic acid?", GUT, "deoxycholic acid"
+    )
+    assert_refuses(
         "Which secondary bile acid does FXR control in the liver?", ["FXR controls bile acids in the liver."]
     )
-    assert not refused.supported, refused.answer
     # through "bacteria" any bacterium the text names would link to the question's names
     q = read_question("Which bacterium lives in the colon and makes secondary bile acids?")
     assert _names_the_kind(q, "bacteria")
@@ -406,14 +418,15 @@ def test_the_kind_asked_is_neither_the_answer_nor_the_way_to_it():
 
 def test_a_demonym_before_the_kind_noun_is_carried_by_the_answer():
     text = ["Researchers named the yeast genus Kloeckera after the Danish microbiologist Jorgen Kloecker in 1896."]
-    found = reason(
-        "Which Danish microbiologist is the genus Kloeckera named after?", text, known_names=["Jorgen Kloecker"]
+    assert_answers(
+        "Which Danish microbiologist is the genus Kloeckera named after?",
+        text,
+        "Jorgen Kloecker",
+        known_names=["Jorgen Kloecker"],
     )
-    assert found.supported and found.answer_entity == "Jorgen Kloecker", found.answer
-    refused = reason(
+    assert_refuses(
         "Which Swiss microbiologist is the genus Kloeckera named after?", text, known_names=["Jorgen Kloecker"]
     )
-    assert not refused.supported, refused.answer
 
 
 def test_a_pace_is_no_rate_limiting_step_unless_something_sets_it():
@@ -448,10 +461,8 @@ OSLO = [
 
 def test_a_sentence_opening_on_a_common_noun_goes_on_about_the_sentence_before():
     # "The investigators" are those of the Oslo trial: the name of the sentence before counts
-    found = reason("Which bacterium did spermidine increase in the Oslo trial?", OSLO)
-    assert found.supported and found.answer_entity.casefold() == "lactobacillus reuteri", found.answer
-    refused = reason("Which bacterium did spermidine increase in the Bergen trial?", OSLO)
-    assert not refused.supported, refused.answer
+    assert_answers("Which bacterium did spermidine increase in the Oslo trial?", OSLO, "lactobacillus reuteri")
+    assert_refuses("Which bacterium did spermidine increase in the Bergen trial?", OSLO)
 
 
 def test_a_capital_opening_a_later_sentence_of_the_question_is_no_name():
