@@ -468,3 +468,25 @@ def test_a_sentence_opening_on_a_common_noun_goes_on_about_the_sentence_before()
 def test_a_capital_opening_a_later_sentence_of_the_question_is_no_name():
     q = read_question("FXR induces a hormone in the ileum. Apart from FGF19, which factor does FXR induce?")
     assert "apart" not in q.anchors and {"fxr", "fgf19"} <= set(q.anchors), q.anchors
+
+
+COHORTS = [
+    "The NORDAGE study of older adults in Norway found that the gut microbiota differed between people "
+    "living independently and people living in care facilities."
+]
+
+
+def test_a_study_named_in_capitals_answers_a_question_its_sentence_says_almost_word_for_word():
+    from kg_pipelines.offline.entities import analyze
+
+    # capitals before a study noun name a study, not a gene
+    assert [(m.name, m.types) for m in analyze(COHORTS[0]).mentions][0] == ("NORDAGE", ("concept",))
+    # "the NORDAGE study" calls it a study; the sentence holds nearly every word the question asks
+    # about, though no verb of the question ("compared") relates the two
+    assert_answers(
+        "Which study of older adults in Norway compared the gut microbiota of people living independently with "
+        "that of people living in care facilities?",
+        COHORTS,
+        "NORDAGE",
+    )
+    assert_refuses("Which study of older adults in Norway measured blood pressure?", COHORTS)

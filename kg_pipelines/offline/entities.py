@@ -44,7 +44,8 @@ Overlaps are resolved greedily: the longer span wins, then the lower tier, then 
 "Long form (ABBR)" definitions (found as Schwartz and Hearst do) make the long form one mention,
 typed by its head word ("... syndrome", "... receptor") or by the mention it ends with, and ABBR (in
 the brackets and later) mentions of it; an undefined all-caps word in biomedical text is a gene
-guess of the lowest tier.
+guess of the lowest tier, unless a study noun follows it ("the ELDERMET study", "the PLACIDE
+trial": ``data/study_nouns.txt``), which makes it the study's name.
 
 Each mention carries preferred types (best first); ``extract`` keeps the first one the configured
 entity types allow, else ``concept`` if allowed, else drops the mention. Entities are keyed by
@@ -259,6 +260,7 @@ _PERSON_NOUN = re.compile(
 _BORN = re.compile(r"\s*(?:\([^()]{0,40}?\bborn\b|,?\s+was born\b)")
 _ET_AL = re.compile(r"\s+et\s+al\b")
 _GENE_CUES = word_set("gene_cues.txt")
+_STUDY_NOUNS = word_set("study_nouns.txt")
 
 
 # -- data ------------------------------------------------------------------------------------------
@@ -537,6 +539,17 @@ class _Recogniser:
                 and self.spaced(i)
             ):
                 self.add(i, i + 1, w, _symbol_types(w), 1)
+            elif (
+                w.isupper()
+                and w.isalpha()
+                and len(w) >= 3
+                and w not in lx.ACRONYM_STOP
+                and nxt is not None
+                and nxt.key in _STUDY_NOUNS
+                and self.spaced(i)
+                and not self._shouted(i)
+            ):
+                self.add(i, i + 1, w, ("concept",), 3)  # a study's name: "the ELDERMET study", "the PLACIDE trial"
             elif (
                 self.bio
                 and w.isupper()

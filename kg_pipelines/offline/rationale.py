@@ -92,6 +92,9 @@ _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*\+?")
 MAX_PHRASE_WORDS = 4
 MAX_BRIDGES = 3
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
+# a sentence holding this share of them, and calling its answer the kind asked ("The ELDERMET study
+# of older adults in Ireland found ..."), says what the question asks though no verb relates the two
+STRONG_WORD_SHARE = 0.8
 TYPE_WINDOW_WORDS = 6  # a type noun this close to a name describes it ("the nuclear receptor PPAR-alpha")
 NO_ANSWER = "The graph does not support an answer to this question."
 
@@ -945,6 +948,7 @@ class Chain:
     last_related: bool = True  # the last hop's sentence relates its two ends by more than naming both
     phrase_stated: bool = False  # the chain writes one of the question's own relation phrases (or a paraphrase)
     clause_stated: bool = False  # its first sentence states the clause the question describes the bridge by
+    kind_said: bool = False  # the text itself calls the answer the kind asked ("the ELDERMET study")
 
 
 @dataclass
@@ -982,7 +986,19 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return False
     if types and graph.types.get(key) in types:
         return True
+    if not types and _named_before(graph, key, noun):
+        return True  # a kind no type captures, written right after the name: "the ELDERMET study"
     return any(_is_kind_noun(graph, key, n) for n in kind_synonyms().get(noun, (noun,)))
+
+
+def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether a sentence writes entity ``key`` right before ``noun`` ("the ELDERMET study", "the
+    PLACIDE trial"): the name of one of that kind."""
+    n = len(words(key))
+    return any(
+        i + n < len(sentence_words) and noun_form(sentence_words[i + n]) == noun
+        for _p, sentence_words, i in _written_at(graph, key)
+    )
 
 
 def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
@@ -1275,6 +1291,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
+        chain.kind_said = said_kind
         chain.clause_stated = _clause_stated(q, graph, chain)
         bridge_ok = (
             chain.bridge is not None
@@ -1455,6 +1472,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and chain.unrelated_hops == len(chain.positions)
         and not q.relations
         and not (chain.bridge is None and chain.phrase_stated)
+        and not (chain.bridge is None and chain.kind_said and chain.word_count_share >= STRONG_WORD_SHARE)
     ):
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
