@@ -10,12 +10,14 @@ import sys
 from kg_pipelines.offline.rationale import (
     NO_ANSWER,
     _abbreviates,
+    _bridge_described,
     _calls,
     _chains,
     _described_as,
     _full_stems,
     _held_in,
     _is_kind,
+    _named_without_number,
     _names_the_kind,
     _same_symbol,
     _verdict,
@@ -490,3 +492,20 @@ def test_a_study_named_in_capitals_answers_a_question_its_sentence_says_almost_w
         "NORDAGE",
     )
     assert_refuses("Which study of older adults in Norway measured blood pressure?", COHORTS)
+
+
+COMPLEXES = [
+    "Insulin receptor substrate 2 (IRS2) carries the adaptor domain PTB, together with a PH domain. "
+    "IRS2 is strongly phosphorylated after insulin binds its receptor."
+]
+
+
+def test_a_bridge_named_without_its_number_is_the_thing_the_question_describes():
+    # "the insulin receptor substrate that ..." names IRS2 by its long form without the number
+    question = "Which adaptor domain belongs to the insulin receptor substrate that is strongly phosphorylated?"
+    graph = build_context_graph(COMPLEXES, ["PTB"])
+    q = read_question(question, graph)
+    assert _named_without_number(q, graph, "irs2") and _bridge_described(q, graph, "irs2")
+    assert not _named_without_number(
+        read_question("Which domain belongs to the insulin receptor?", graph), graph, "irs2"
+    )

@@ -1432,11 +1432,27 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
     cellular energy gauge SNF1")."""
     if any(_is_kind(graph, bridge, noun, type_nouns()[noun] if by_type else frozenset()) for noun in q.bridge_nouns):
         return True
+    if _named_without_number(q, graph, bridge):
+        return True
     said = [graph.sentences[p].stems for p in graph.by_entity.get(bridge, ())]
     description = graph.descriptions.get(bridge)
     if description:
         said.append(frozenset(stem(w) for w in words(description)))
     return any(phrase <= stems for phrase in q.described for stems in said)
+
+
+def _named_without_number(q: QuestionParts, graph: ContextGraph, bridge: str) -> bool:
+    """Whether the question writes a name of the bridge without its closing number or letter, the
+    words of a family ("the mTOR complex that ..." for "mTOR complex 1 (mTORC1)"): the clause after
+    it says which member."""
+    question = node_key(q.text)
+    for surface in _surfaces(graph, bridge) | {bridge}:
+        name = words(surface)
+        while len(name) > 2 and (any(c.isdigit() for c in name[-1]) or len(name[-1]) == 1):
+            name.pop()
+        if len(name) >= 2 and name != words(surface) and _mentions(question, " ".join(name)):
+            return True
+    return False
 
 
 def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
