@@ -237,6 +237,9 @@ class ContextSentence:
     # stems of the sentence before, in the same passage, when this one refers back to it ("named this
     # process inflammaging"): what "this process" is, for the question's words a chain holds
     referred: frozenset[str] = frozenset()
+    # it opens on an article and a lower-case word ("A later analysis found ...", "The investigators,
+    # led by ..."): it goes on about the sentence before it in its passage (see ``_continued``)
+    continues: bool = False
 
     @property
     def relation_classes(self) -> set[str]:
@@ -339,7 +342,14 @@ def build_context_graph(
             text = clean.strip()
             key = node_key(text)
             before = sentences[-1] if n > 1 else None
-            refers = before is not None and any(w.casefold() in ANAPHORIC_WORDS for w in words(text))
+            text_words = words(text)
+            refers = before is not None and any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
+            continues = (
+                before is not None
+                and len(text_words) >= 2
+                and text_words[0] in ARTICLES | ANAPHORIC_WORDS
+                and text.split()[1][:1].islower()
+            )
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
                 if name_key not in entities and _mentions(key, name_key):
@@ -350,12 +360,13 @@ def build_context_graph(
                     passage=p,
                     text=text,
                     key=key,
-                    stems=frozenset(stem(w) for w in words(text) if _content_word(w)),
+                    stems=frozenset(stem(w) for w in text_words if _content_word(w)),
                     entities=entities,
                     relations=relations.get(i, {}),
                     written=surfaces.get(i, {}),
                     directed=directed.get(i, {}),
                     referred=before.stems if refers else frozenset(),
+                    continues=continues,
                 )
             )
     for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
@@ -1290,8 +1301,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             and _named_as(graph, chain.candidate, q.wh_names)
         )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
-        said_kind = chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
-        chain.kind_said = said_kind
+        chain.kind_said = (
+            chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
+        )
         chain.clause_stated = _clause_stated(q, graph, chain)
         bridge_ok = (
             chain.bridge is not None
@@ -1325,7 +1337,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             + 2.0 * chain.word_share
             + 1.0 * describing
             + (1.5 if chain.kind_ok else 0.0)
-            + (KIND_SAID_WEIGHT if said_kind else 0.0)
+            + (KIND_SAID_WEIGHT if chain.kind_said else 0.0)
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
             - (0.6 if chain.bridge is not None else 0.0)
@@ -1355,15 +1367,9 @@ def _names_the_kind(q: QuestionParts, key: str) -> bool:
 
 
 def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
-    """The sentence before the one at ``position`` in its passage, when that one opens on an
-    article and a lower-case word ("A later analysis found ...", "The investigators, led by ...")."""
-    if position == 0 or graph.sentences[position - 1].passage != graph.sentences[position].passage:
-        return None
-    opening = words(graph.sentences[position].text)[:2]
-    text = graph.sentences[position].text
-    if len(opening) < 2 or opening[0] not in ARTICLES | ANAPHORIC_WORDS or not text.split()[1][:1].islower():
-        return None
-    return graph.sentences[position - 1]
+    """The sentence before the one at ``position`` in its passage, when that one goes on about it
+    (``ContextSentence.continues``)."""
+    return graph.sentences[position - 1] if graph.sentences[position].continues else None
 
 
 SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
@@ -1455,6 +1461,17 @@ def _named_without_number(q: QuestionParts, graph: ContextGraph, bridge: str) ->
     return False
 
 
+def _nouns_outside_names(graph: ContextGraph, positions: tuple[int, ...]) -> set[str]:
+    """The noun forms the sentences at ``positions`` write outside their names ("fibroblast growth
+    factor 19" is one, so "factor" there is no thing of its own)."""
+    found = set()
+    for p in positions:
+        sentence = graph.sentences[p]
+        names = [*sentence.entities, *sentence.written, *(long for long, _short in _abbreviations(sentence.text))]
+        found |= {noun_form(w) for w in words(sentence.text)} - {noun_form(w) for n in names for w in words(n)}
+    return found
+
+
 def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     """Why ``chain`` does not answer the question ('' when it does)."""
     missing = [q.anchor_names[a] for a in q.anchors if not _anchor_positions(graph, a)]
@@ -1517,14 +1534,10 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         said = set().union(*(graph.sentences[p].stems for p in chain.positions))
         if not all(phrase & said for phrase in q.described):
             return "no connecting sentence names the thing the question describes between its names and the answer"
-    # the nouns the answering sentence writes outside its names ("fibroblast growth factor 19" is one)
-    nouns_said = set()
-    for p in chain.positions:
-        sentence = graph.sentences[p]
-        names = [*sentence.entities, *sentence.written, *(long for long, _short in _abbreviations(sentence.text))]
-        nouns_said |= {noun_form(w) for w in words(sentence.text)} - {noun_form(w) for n in names for w in words(n)}
-    for noun in q.bridge_nouns if not chain.clause_stated else ():
-        if chain.bridge is None and noun in nouns_said:
+    nouns = [] if chain.clause_stated else q.bridge_nouns
+    nouns_written = _nouns_outside_names(graph, chain.positions) if nouns and chain.bridge is None else set()
+    for noun in nouns:
+        if noun in nouns_written:
             continue  # the answering sentence writes the thing ("for identifying the ATG genes")
         kinds = type_nouns()[noun]
         if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (

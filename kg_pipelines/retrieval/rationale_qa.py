@@ -423,7 +423,10 @@ class AtomicQuestionIndex:
                     self._fts_checked.add(collection)
                     ensure_fts_index(table)  # rows added since it was built are scanned: they are found
                 rows = (
-                    table.search(word, query_type="fts").select(["chunk_id", "text"]).limit(MAX_LINKED_CHUNKS).to_list()
+                    table.search(word, query_type="fts")
+                    .select(["chunk_id", "text", "_score"])
+                    .limit(MAX_LINKED_CHUNKS)
+                    .to_list()
                 )
             except Exception as exc:  # no FTS index yet (nothing indexed): the word restricts nothing
                 log.debug("full-text search for %r in %s failed: %s", word, collection, exc)
