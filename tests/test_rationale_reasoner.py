@@ -509,3 +509,122 @@ def test_a_bridge_named_without_its_number_is_the_thing_the_question_describes()
     assert not _named_without_number(
         read_question("Which domain belongs to the insulin receptor?", graph), graph, "irs2"
     )
+
+
+PHOSPHATE = [
+    "Membrane-bound Klotho acts in the kidney as a co-receptor for FGF23. "
+    "FGF23 and Klotho together promote phosphate excretion and suppress the synthesis of active vitamin D."
+]
+
+
+def test_the_answer_is_the_one_the_questions_verb_is_written_before():
+    # one sentence promotes one thing and suppresses another: the verb written before each says which
+    assert_answers("What do FGF23 and Klotho promote together in the kidney?", PHOSPHATE, "phosphate")
+    assert_answers("What do FGF23 and Klotho suppress together in the kidney?", PHOSPHATE, "vitamin D")
+
+
+WORM_GENE = [
+    "Mice carrying a knock-in mutation in Beclin 1 (K108E) that increases basal autophagy lived longer. "
+    "In C. elegans, the lifespan extension caused by reduced daf-2 signalling and by dietary restriction "
+    "requires autophagy genes such as bec-1, the worm Beclin 1 gene."
+]
+
+
+def test_a_sentence_that_answers_equally_well_with_several_names_is_no_answer():
+    # nothing in the question picks one of the second sentence's names: daf-2, dietary restriction ...
+    assert_refuses(
+        "Mice with a K108E knock-in mutation that raises basal autophagy lived longer; what is the name of the "
+        "C. elegans counterpart of the gene carrying that mutation?",
+        WORM_GENE,
+    )
+
+
+SENOLYTIC = [
+    "Saracatinib is a tyrosine kinase inhibitor developed for Ewing sarcoma. "
+    "Saracatinib destroys senescent fibroblasts in culture. "
+    "JNK phosphorylates FOXO proteins under oxidative stress and promotes their nuclear entry. "
+    "AKT phosphorylates FOXO1 and FOXO3, and the phosphorylated FOXO proteins leave the nucleus. "
+    "LKB1 phosphorylates threonine 172 of AMPK, and CaMKK2 also phosphorylates threonine 172 of AMPK."
+]
+
+
+def test_the_questions_verb_may_be_said_in_other_words_and_by_the_next_sentence_about_the_answer():
+    # "clears" is said as "destroys" (data/paraphrase_groups.txt), in the sentence after the one that
+    # says what saracatinib is; both open on saracatinib, so both describe it
+    question = "Which tyrosine kinase inhibitor, developed for Ewing sarcoma, clears senescent fibroblasts?"
+    assert_answers(question, SENOLYTIC, "saracatinib")
+    # a sentence after another about something else does not describe it
+    assert_refuses(question, [SENOLYTIC[0].replace("Saracatinib destroys", "Dasatinib destroys")])
+
+
+def test_one_asked_verb_linking_the_pair_lets_the_sentence_say_the_others():
+    # "drives them into the nucleus" is said by the same sentence's "promotes their nuclear entry"
+    assert_answers(
+        "During oxidative stress, which kinase phosphorylates FOXO proteins and drives them into the nucleus?",
+        SENOLYTIC,
+        "JNK",
+    )
+
+
+def test_a_name_set_apart_from_the_answer_need_not_be_connected():
+    q = read_question("Apart from LKB1, which kinase phosphorylates threonine 172 of AMPK?")
+    assert q.required == ["ampk"], q.required
+    q = read_question("Which kinase phosphorylates threonine 172 of AMPK, besides LKB1?")
+    assert "lkb1" not in q.required and "172" not in q.required, q.required
+
+
+SECRETED = [
+    "Roseburia hominis produces butyrate and also secretes a protein called flagellin A1 (FlaA1), which inhibits "
+    "NF-kB signalling in gut cells. Roseburia hominis is strictly anaerobic and lives in the colon. "
+    "Nicotinamide raises NAD+ turnover at least in part by inhibiting the deacetylase SIRT1, which normally "
+    "deacetylates several repair proteins."
+]
+
+
+def test_what_a_verb_acts_on_is_not_the_sentences_subject():
+    # the bacterium opens both sentences about it: it secretes, it is not what is secreted
+    assert_answers(
+        "What does the strictly anaerobic butyrate producer of the colon secrete to inhibit NF-kB?",
+        SECRETED,
+        "flagellin A1",
+    )
+    # "by inhibiting the deacetylase SIRT1": a verb in -ing is the verb written before the answer
+    assert_answers("Which deacetylase is inhibited by nicotinamide?", SECRETED, "SIRT1")
+
+
+def test_name_the_asks_which():
+    # data/question_openings.tsv: "Name the ...", "what is the name of the ..." ask "which"
+    assert read_question("Name the nuclear lamina protein that senescent cells often lose.").wh_noun == "protein"
+    q = read_question("Mice with it lived longer; what is the name of the worm gene carrying that mutation?")
+    assert q.wh_noun == "gene", q.wh_noun
+    assert_answers(
+        "Name the study that followed the gut bacteria of older people in Denmark.",
+        ["The NORDMET study of older adults in Denmark followed the gut bacteria of older people for ten years."],
+        "NORDMET",
+    )
+
+
+def test_a_verb_whose_object_names_nothing_describes_and_relates_nothing():
+    # "controls the slowest step": no entity follows the verb, so no sentence need state "controls"
+    question = "Which gene codes for the enzyme that controls the slowest step of bile acid synthesis?"
+    assert read_question(question).relations == [], read_question(question).relations
+    assert read_question("Which senolytic drug inhibits BCL-2 and BCL-xL?").relations == ["inhibits"]
+    text = [
+        "In hepatocytes, the enzyme cholesterol 7-alpha-hydroxylase, the product of CYP7A1, catalyses the "
+        "rate-limiting step of bile acid synthesis."
+    ]
+    assert_answers(question, text, "CYP7A1", known_names=["bile acid"])
+
+
+def test_a_relation_the_question_gives_a_subject_is_stated_from_that_subject():
+    from kg_pipelines.offline.rationale import _chains, build_context_graph
+
+    question = "Name the autophagy protein that mTORC1 phosphorylates, together with the kinase AMPK."
+    q = read_question(question)
+    assert q.relation_subjects == {"phosphorylates": "mtorc1"}
+    # AMPK, not mTORC1, phosphorylates Raptor: that says nothing of what mTORC1 phosphorylates
+    graph = build_context_graph(["AMPK phosphorylates Raptor directly. mTORC1 phosphorylates ATG13 and ULK1."])
+    hits = {c.candidate: c.relations_hit for c in _chains(read_question(question, graph), graph) if c.bridge is None}
+    assert "phosphorylates" not in hits["raptor"] and "phosphorylates" in hits["atg13"], hits
+    # a name after a preposition or a comma is no subject of the verb
+    assert read_question("Which inhibitor of PXR blocks the induction of CYP3A4?").relation_subjects == {}

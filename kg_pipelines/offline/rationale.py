@@ -75,7 +75,7 @@ from dataclasses import dataclass, field, replace
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
-from kg_pipelines.offline.cue_words import data_lines
+from kg_pipelines.offline.cue_words import data_lines, data_table
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
@@ -90,6 +90,25 @@ AUXILIARIES = frozenset(
 )
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*\+?")
 MAX_PHRASE_WORDS = 4
+WH_PHRASE_WORDS = 4  # words after the question word (or "is the") that may still say the answer's kind
+# words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
+SUBJECT_OPENERS = frozenset("that which whom whose does do did".split())
+
+
+def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, anchor_tokens: set[int]) -> bool:
+    """Whether the name ending at token ``last`` opens its clause, so it is the subject of the verb
+    after it: after "that"/"does" ("the protein that mTORC1 phosphorylates", "does AMPK activate") or
+    at the start of the question or of a clause; not after a preposition ("in the kidney promote")
+    or another verb ("the sirtuin that deacetylates TP53 deacetylate")."""
+    first = last
+    while first > 0 and first - 1 in anchor_tokens:
+        first -= 1
+    while first > 0 and tokens[first - 1][2].casefold() in ARTICLES:
+        first -= 1
+    if first == 0 or re.search(r"[,;:.]", question[tokens[first - 1][1] : tokens[first][0]]):
+        return True
+    return tokens[first - 1][2].casefold() in SUBJECT_OPENERS
+WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
 # a sentence holding this share of them, and calling its answer the kind asked ("The ELDERMET study
@@ -430,6 +449,12 @@ class QuestionParts:
     # (stems of a paraphrase-group member the question writes, the stems of each member of its group)
     paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
     asks_setting: bool = False  # "In which country ...", "Where ...": the answer is a setting
+    # relation class -> the members of the paraphrase groups its verb belongs to ("clear": kill,
+    # eliminate, remove ...): a sentence writing one states the relation in other words
+    relation_paraphrases: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    # relation class -> the anchor the question writes as its verb's subject ("the protein that
+    # mTORC1 phosphorylates"): a chain states it only between that anchor and another end
+    relation_subjects: dict[str, str] = field(default_factory=dict)
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -462,9 +487,44 @@ def _copular_subject(tokens: list[tuple[int, int, str]], wh_start: int) -> int:
     return wh_start
 
 
+EXCLUSION_PHRASES = tuple(data_lines("exclusion_phrases.txt"))
+QUESTION_OPENINGS = re.compile(
+    r"(^|[;.:]\s+)(" + "|".join(re.escape(opening) for opening, _ in data_table("question_openings.tsv")) + r")\b",
+    re.IGNORECASE,
+)
+OPENING_READ_AS = {opening: read_as for opening, read_as in data_table("question_openings.tsv")}
+
+
+def _plain_opening(question: str) -> str:
+    """The question with an opening that asks "which" in other words read as "which" ("Name the
+    protein that ..." -> "Which protein that ...", "...; what is the name of the gene ...")."""
+
+    def plain(m: re.Match) -> str:
+        read_as = OPENING_READ_AS[" ".join(m.group(2).casefold().split())]
+        return m.group(1) + (read_as.capitalize() if not m.group(1) else read_as)
+
+    return QUESTION_OPENINGS.sub(plain, question)
+
+
+def _set_apart(question: str) -> list[tuple[int, int]]:
+    """Spans (in ``node_key(question)``) of what the question sets apart from its answer: "Apart from
+    LKB1, which ..." up to the next comma."""
+    spans = []
+    for phrase in EXCLUSION_PHRASES:
+        for m in re.finditer(r"\b" + re.escape(phrase) + r"\s+([^,;?]+)", question, re.IGNORECASE):
+            head = node_key(question[: m.start(1)])
+            spans.append((len(head), len(head) + len(node_key(m.group(1))) + 1))
+    return spans
+
+
+def _starts(text_key: str, key: str) -> list[int]:
+    return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(key) + r"(?!\w)", text_key)]
+
+
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
+    question = _plain_opening(question)
     a = analyze(question)
     tokens = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(question)]
     nouns = type_nouns()
@@ -492,7 +552,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 j = phrase_start + 1
                 continue
             if j > phrase_start and (
-                low in AUXILIARIES or start in cue_starts or low in ("of", "that", "in", "from") or j - phrase_start > 3
+                low in AUXILIARIES
+                or start in cue_starts
+                or low in WH_PHRASE_ENDS
+                or j - phrase_start > WH_PHRASE_WORDS
+                or "," in question[tokens[j - 1][1] : start]  # "which tumour suppressor, thereby ..."
             ):
                 break
             if noun_form(low) in nouns:
@@ -602,12 +666,31 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue
         bridge_nouns.append(st)
     relations, verbs = [], []
+    said_as: dict[str, set[str]] = {}
+    subjects: dict[str, str] = {}
     for c in a.cues:
         if c.verbal and not in_wh(c.start) and not any(m.start <= c.start < m.end for m in a.mentions):
+            subordinate = any(wh_end <= t0 < c.start and w.casefold() in OBJECT_ENDS for t0, _t1, w in tokens)
+            if subordinate and _names_nothing_after(question, tokens, c.end, anchor_tokens):
+                continue  # "the enzyme that controls the slowest step": a description, no relation asked
             cls = _relation_of(c.cue.tag)
             if cls not in relations:
                 relations.append(cls)
             verbs.append((c.start, c.end, c.cue.base or c.surface))
+            said_as.setdefault(cls, set()).update(full_stem(w) for w in words(c.surface))
+            before = [i for i, (_s, end, _w) in enumerate(tokens) if end <= c.start]
+            if (
+                before
+                and before[-1] in anchor_tokens
+                and c.cue.tag in verb_tags()
+                and not question[tokens[before[-1]][1] : c.start].strip()  # "sarcoma, clears": no subject
+                and _opens_clause(question, tokens, before[-1], anchor_tokens)
+            ):
+                # "the protein that mTORC1 phosphorylates": mTORC1 is who does it
+                word = stem(tokens[before[-1]][2].casefold())
+                subject = next((k for k in ordered if word in {stem(w) for w in k.split()}), None)
+                if subject is not None:
+                    subjects.setdefault(cls, subject)
     stems = frozenset(
         stem(w)
         for w in words(question)
@@ -629,7 +712,20 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     opening = question.find(",") if tokens and tokens[0][2].casefold() in SETTING_PREPOSITIONS else -1
     opening_length = len(node_key(question[:opening])) if opening > 0 else 0  # no opening: no scene set
     settings = {key for key in ordered if _in_setting(tokens, key) or 0 <= qkey.find(key) < opening_length}
-    required = [a for a in ordered if a in written] or [a for a in ordered if a not in settings][:1] or ordered[:1]
+    # "Apart from LKB1, which kinase ...": a name set apart from the answer, or a bare number ("172",
+    # "2020"), need not be what the answer connects to
+    apart = _set_apart(question)
+    incidental = {
+        key
+        for key in ordered
+        if key.isdigit() or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
+    }
+    required = (
+        [a for a in ordered if a in written and a not in incidental]
+        or [a for a in ordered if a in written]
+        or [a for a in ordered if a not in settings][:1]
+        or ordered[:1]
+    )
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
     answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
     cue_tokens = {i for i, (start, _e, _w) in enumerate(tokens) if start in cue_starts}  # verbs
@@ -651,6 +747,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         bridge_nouns=bridge_nouns,
         relations=relations,
         relation_verbs=verbs,
+        relation_subjects=subjects,
+        relation_paraphrases={
+            cls: tuple(other for group in paraphrase_groups() if any(m in group for m in said) for other in group)
+            for cls, said in ((cls, [(w,) for w in ws]) for cls, ws in said_as.items())
+        },
         stems=stems,
         wh_end=wh_end,
         wh_first=wh_first,
@@ -821,6 +922,40 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
 
 
 RELATIVE_WORDS = frozenset("that which whom whose".split())
+OBJECT_WORDS = 4  # words after a verb that hold its object
+OBJECT_ENDS = frozenset("and or but that which whom whose while".split())
+REFERRING_WORDS = frozenset(data_lines("subject_pronouns.txt")) | {"them", "its", "their"}
+
+
+def _names_nothing_after(
+    question: str, tokens: list[tuple[int, int, str]], verb_end: int, anchor_tokens: set[int]
+) -> bool:
+    """Whether the words after a question's verb of a later clause (not the one the question word
+    opens: "Which bacterium did X restore to normal levels?" asks its object), up to ``OBJECT_WORDS``
+    of its clause, name nothing:
+    no anchor, type noun, pronoun, question word or agent ("by"): "controls the slowest step of the
+    classic route", "causes low platelet counts". Such a verb describes; it relates no two things."""
+    window = []
+    last_end = verb_end
+    for i, (start, end, word) in enumerate(tokens):
+        if start < verb_end:
+            continue
+        low = word.casefold()
+        if low in OBJECT_ENDS or len(window) == OBJECT_WORDS or re.search(r"[,;:?.]", question[last_end:start]):
+            break
+        window.append((i, low, word))
+        last_end = end
+    return bool(window) and not any(
+        i in anchor_tokens
+        or _name_like(word, False)
+        or noun_form(low) in type_nouns()
+        or low in REFERRING_WORDS
+        or low in QUESTION_WORDS
+        or low == "by"
+        for i, low, word in window
+    )
+
+
 DESCRIBED_MAX_WORDS = 4  # words between the article and the relative pronoun of a described phrase
 
 
@@ -960,6 +1095,7 @@ class Chain:
     phrase_stated: bool = False  # the chain writes one of the question's own relation phrases (or a paraphrase)
     clause_stated: bool = False  # its first sentence states the clause the question describes the bridge by
     kind_said: bool = False  # the text itself calls the answer the kind asked ("the ELDERMET study")
+    other_verb_before: bool = False  # the verb the last sentence writes before the answer is not one asked
 
 
 @dataclass
@@ -1134,6 +1270,48 @@ def _written_at(graph: ContextGraph, key: str, positions: Iterable[int] | None =
                 yield position, sentence_words, i
 
 
+def _verb_before(sentence_words: list[str], i: int) -> tuple[str, str] | None:
+    """(relation tag, word) of the nearest relation verb before word ``i`` ("suppress" for "vitamin D"
+    in "... promote phosphate excretion and suppress the synthesis of active vitamin D")."""
+    from kg_pipelines.offline.lexicon import CUE_BY_LETTER, CUES
+
+    for word in reversed(sentence_words[:i]):
+        regex = CUE_BY_LETTER.get(word[:1].lower())
+        found = regex.fullmatch(word) if regex is not None else None
+        group = found.lastgroup or "" if found is not None else ""
+        if group.startswith("v") or (group.startswith("n") and word.casefold().endswith("ing")):  # "by inhibiting"
+            return CUES[int(group[1:])].tag, word
+    return None
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _verb_classes(text: str) -> frozenset[str]:
+    """Relation classes of every relation verb ``text`` writes, whether or not the extractor paired
+    its ends ("promotes their nuclear entry")."""
+    return frozenset(_relation_of(found[0]) for word in words(text) if (found := _verb_before([word], 1)))
+
+
+def _asked_verb(q: QuestionParts, verb: tuple[str, str]) -> bool:
+    """Whether ``verb`` (tag, word) is one the question asks about, or says one in other words."""
+    tag, word = verb
+    said = [full_stem(word)]
+    return (
+        _relation_of(tag) in q.relations
+        or stem(word.casefold()) in q.stems  # the question's own verb, outside the lexicon's relations ("secrete")
+        or any(_writes(said, member) for members in q.relation_paraphrases.values() for member in members)
+        or any(_writes(said, member) for _, members in q.paraphrases for member in members)
+    )
+
+
+PASSIVE = re.compile(r"\b(?:is|are|was|were|been|being)\s+(?:\w+\s+)?\w+(?:ed|en)\s+by\b", re.IGNORECASE)
+
+
+def _active_subject(graph: ContextGraph, position: int, key: str) -> bool:
+    """Whether the sentence at ``position`` opens on entity ``key`` and states in the active voice
+    what it does ("Faecalibacterium prausnitzii ... secretes MAM"), so it is no target of its verbs."""
+    return _opens_on(graph, position, position, key) and not PASSIVE.search(graph.sentences[position].text)
+
+
 def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
     """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
     name_words = words(key)
@@ -1198,6 +1376,19 @@ def _in_sentence(sentence: ContextSentence, anchor: str) -> bool:
     return anchor in sentence.entities or _mentions(sentence.key, anchor)
 
 
+def _opens_on(graph: ContextGraph, position: int, beside: int, key: str) -> bool:
+    """Whether the sentence at ``position``, in the passage of the one at ``beside``, opens on entity
+    ``key`` as its subject (its first words, after an article, write its name)."""
+    if not 0 <= position < len(graph.sentences) or graph.sentences[position].passage != graph.sentences[beside].passage:
+        return False
+    if key not in graph.sentences[position].entities:
+        return False
+    return any(
+        i == 0 or (i == 1 and sentence_words[0].casefold() in ARTICLES)
+        for _, sentence_words, i in _written_at(graph, key, [position])
+    )
+
+
 def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
     starts = {p for a in present for p in _anchor_positions(graph, a)}
@@ -1222,6 +1413,10 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         aliases = {first.written[a] for a in q.anchors if a in first.written}
         for x in others(first, skip, aliases):
             chains.append(Chain((p,), x, None))
+            # the next or previous sentence goes on about the answer ("Dasatinib is a tyrosine kinase
+            # inhibitor approved for ... . Dasatinib eliminates senescent preadipocytes"): one
+            # answer described by both
+            chains += [Chain((p, p2), x, None) for p2 in (p - 1, p + 1) if _opens_on(graph, p2, p, x)]
             for p2 in graph.by_entity.get(x, ()):
                 if p2 == p:
                     continue
@@ -1273,9 +1468,27 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 tags += tuple(
                     t for a in in_first if a != start for t in sentence.relations.get(frozenset((a, ends[1])), ())
                 )
-            stated |= {_relation_of(t) for t in tags}
+            pair_classes = {_relation_of(t) for t in tags}
+            stated |= pair_classes
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
+            elif pair_classes & set(q.relations):  # one asked verb links the pair: the sentence's other
+                # verbs say the rest ("JNK phosphorylates FOXO proteins ... and promotes their nuclear
+                # entry" for "which kinase phosphorylates FOXO proteins and drives them into the nucleus")
+                stated |= _verb_classes(sentence.text)
+        texts = [_full_stems(sen.text) for sen in sentences]
+        stated |= {
+            r
+            for r in q.relations
+            if r not in stated and any(_writes(t, m) for m in q.relation_paraphrases.get(r, ()) for t in texts)
+        }
+        for r, subject in q.relation_subjects.items():
+            if r in stated and not any(
+                source == subject and r in {_relation_of(t) for t in tags}
+                for sen in sentences
+                for (source, _target), tags in sen.directed.items()
+            ):
+                stated.discard(r)  # "AMPK phosphorylates Raptor" does not say what mTORC1 phosphorylates
         chain.relations_hit = frozenset(r for r in q.relations if r in stated)
         for cls, meant in q.meant.items():  # the question's own words for a relation the chain states
             if cls in stated:
@@ -1322,6 +1535,15 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.reversed = _reversed(q, sentences[-1], ends[-2], ends[-1]) if len(ends) > 1 else False
         last_tags = sentences[-1].relations.get(frozenset(ends[-2:]), ()) if len(ends) > 1 else ()
         chain.last_related = any(t != "co-occurrence" for t in last_tags)
+        # the question's verb is the one the answer is written after, not only somewhere in its
+        # sentence: "X promotes phosphate excretion and suppresses vitamin D" for "What does X promote?"
+        verbs_before = [
+            _asked_verb(q, found)
+            for _, sentence_words, i in _written_at(graph, chain.candidate, chain.positions[-1:])
+            if (found := _verb_before(sentence_words, i)) is not None
+        ]
+        last_states_asked = any(verbs_before)
+        chain.other_verb_before = bool(verbs_before) and not last_states_asked
         related = sum(
             1
             for i, s in enumerate(sentences)
@@ -1340,6 +1562,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             + (KIND_SAID_WEIGHT if chain.kind_said else 0.0)
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
+            + (0.3 if last_states_asked else 0.0)
             - (0.6 if chain.bridge is not None else 0.0)
             - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
             - (2.0 if chain.negated else 0.0)
@@ -1502,7 +1725,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return "the second sentence names the answer beside the bridge but relates them by no verb"
     if (
         chain.unrelated_hops
-        and chain.unrelated_hops == len(chain.positions)
+        and chain.unrelated_hops == (1 if chain.bridge is None else 2)
         and not q.relations
         and not (chain.bridge is None and chain.phrase_stated)
         and not (chain.bridge is None and chain.kind_said and chain.word_count_share >= STRONG_WORD_SHARE)
@@ -1579,11 +1802,65 @@ def _said_of(graph: ContextGraph, key: str) -> frozenset[str]:
     return frozenset(said)
 
 
+TIE_MARGIN = 1e-6  # chains scoring this close are not told apart by anything the reasoner reads
+
+
+def _same_thing(graph: ContextGraph, a: str, b: str, positions: tuple[int, ...]) -> bool:
+    """Whether ``a`` and ``b`` are one thing the sentences write twice: "butyrate activates HCAR2
+    (GPR109A)", "fibroblast growth factor 23 (FGF23)"."""
+    for p in positions:
+        for long, short in _abbreviations(graph.sentences[p].text):
+            if {node_key(long), node_key(short)} == {a, b}:
+                return True
+    return _same_symbol(a, b)
+
+
+def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
+    """Other answers the best chain's own sentences give exactly as well: nothing the question says
+    picks one of them ("... requires autophagy genes such as bec-1" read with no kind asked)."""
+    best = chains[0]
+    return [
+        c.candidate
+        for c in chains[1:]
+        if c.score >= best.score - TIE_MARGIN
+        and c.positions == best.positions
+        and c.candidate != best.candidate
+        and not _same_thing(graph, c.candidate, best.candidate, best.positions)
+    ]
+
+
+def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """Why the chain's answer is not what the question's verb acts on ('' when it may be), for a
+    question asking the object of its verb in one sentence ("What does X secrete?")."""
+    if q.answer_role != "target" or not q.relations or chain.bridge is not None:
+        return ""
+    written = [p for p in chain.positions if chain.candidate in graph.sentences[p].entities]
+    if written and all(_active_subject(graph, p, chain.candidate) for p in written):
+        # a sentence opening on X says what X does ("F. prausnitzii ... secretes MAM"): X is the subject
+        return "the answer found is the subject of the verb, not what the question asks it acts on"
+    if chain.other_verb_before:
+        # "What do FGF23 and Klotho suppress?": "... promote phosphate excretion and suppress the
+        # synthesis of vitamin D" writes "promote" before phosphate, so phosphate is no answer
+        return "the verb the text writes before that answer is not the one the question asks about"
+    return ""
+
+
 def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain | None, str]:
     """The chains, the best one and why it does not answer ('' when it does)."""
     chains = _chains(q, graph)
+    roles = [_wrong_role(q, graph, c) for c in chains]
+    kept = [c for c, wrong in zip(chains, roles) if not wrong]
+    chains = kept if kept else chains
     best = chains[0] if chains else None
-    return chains, best, _verdict(q, graph, best)
+    why = _verdict(q, graph, best)
+    if not why and not kept and roles:
+        why = roles[0]
+    if not why and best is not None:
+        rivals = _tied(graph, chains)
+        if rivals:
+            names = ", ".join(graph.names.get(k, k) for k in [best.candidate, *rivals][:4])
+            why = f"the connecting sentences answer equally well with {names}: nothing in the question picks one"
+    return chains, best, why
 
 
 def reason(
