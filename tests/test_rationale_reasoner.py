@@ -590,6 +590,13 @@ def test_what_a_verb_acts_on_is_not_the_sentences_subject():
     )
     # "by inhibiting the deacetylase SIRT1": a verb in -ing is the verb written before the answer
     assert_answers("Which deacetylase is inhibited by nicotinamide?", SECRETED, "SIRT1")
+    # after a preposition ("Through which receptor ..."), the answer is no object of the verb
+    from kg_pipelines.offline.rationale import Chain, _wrong_role, build_context_graph
+
+    graph = build_context_graph(["FlaA1 improved the gut barrier by signalling through the receptor TLR5."])
+    chain = Chain((0,), "tlr5", None, other_verb_before=True)
+    assert not _wrong_role(read_question("Through which receptor does FlaA1 reinforce the gut barrier?"), graph, chain)
+    assert _wrong_role(read_question("Which receptor does FlaA1 reinforce?"), graph, chain)
 
 
 def test_name_the_asks_which():
@@ -628,3 +635,24 @@ def test_a_relation_the_question_gives_a_subject_is_stated_from_that_subject():
     assert "phosphorylates" not in hits["raptor"] and "phosphorylates" in hits["atg13"], hits
     # a name after a preposition or a comma is no subject of the verb
     assert read_question("Which inhibitor of PXR blocks the induction of CYP3A4?").relation_subjects == {}
+
+
+def test_the_questions_own_verb_is_the_one_written_before_a_two_hop_answer():
+    from kg_pipelines.offline.rationale import _chains, _wrong_role, build_context_graph
+
+    # "repress" is no verb of the lexicon; FGFR4 is what the hormone binds, not what it represses
+    graph = build_context_graph(
+        [
+            "Beta-Klotho serves as the co-receptor for the hormone FGF15 in the liver. "
+            "FGF15 binds the receptor FGFR4 together with beta-Klotho, and this signal represses CYP8B1."
+        ]
+    )
+    q = read_question("What does the hormone whose co-receptor is beta-Klotho repress?", graph)
+    wrong = {c.candidate: _wrong_role(q, graph, c) for c in _chains(q, graph) if c.bridge == "fgf15"}
+    assert wrong["fgfr4"] and not wrong["cyp8b1"], wrong
+
+
+def test_a_verb_the_lexicon_does_not_know_holds_the_answer_only_where_the_sentence_writes_it():
+    # "turn on" is read by meaning as activates; "induces" before p21 is no other verb to refuse it by
+    text = ["Oxidative damage activates FOXO3, and FOXO3 induces the cyclin-dependent kinase inhibitor p21."]
+    assert_answers("Which CDK inhibitor does FOXO3 turn on?", text, "p21")

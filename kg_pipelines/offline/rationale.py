@@ -108,6 +108,9 @@ def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, 
     if first == 0 or re.search(r"[,;:.]", question[tokens[first - 1][1] : tokens[first][0]]):
         return True
     return tokens[first - 1][2].casefold() in SUBJECT_OPENERS
+
+
+PREPOSITIONS = frozenset("of in from on at for with by to into among within through via after against".split())
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
@@ -1270,12 +1273,15 @@ def _written_at(graph: ContextGraph, key: str, positions: Iterable[int] | None =
                 yield position, sentence_words, i
 
 
-def _verb_before(sentence_words: list[str], i: int) -> tuple[str, str] | None:
+def _verb_before(sentence_words: list[str], i: int, own: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(relation tag, word) of the nearest relation verb before word ``i`` ("suppress" for "vitamin D"
-    in "... promote phosphate excretion and suppress the synthesis of active vitamin D")."""
+    in "... promote phosphate excretion and suppress the synthesis of active vitamin D"); a word whose
+    stem is in ``own`` (the question's own words: "represses" for "repress") counts, with tag ''."""
     from kg_pipelines.offline.lexicon import CUE_BY_LETTER, CUES
 
     for word in reversed(sentence_words[:i]):
+        if stem(word.casefold()) in own:
+            return "", word
         regex = CUE_BY_LETTER.get(word[:1].lower())
         found = regex.fullmatch(word) if regex is not None else None
         group = found.lastgroup or "" if found is not None else ""
@@ -1297,9 +1303,12 @@ def _asked_verb(q: QuestionParts, verb: tuple[str, str]) -> bool:
     said = [full_stem(word)]
     return (
         _relation_of(tag) in q.relations
+        or _relation_of(tag) in q.meant  # "switch on", read by meaning as activates
         or stem(word.casefold()) in q.stems  # the question's own verb, outside the lexicon's relations ("secrete")
         or any(_writes(said, member) for members in q.relation_paraphrases.values() for member in members)
-        or any(_writes(said, member) for _, members in q.paraphrases for member in members)
+        # a paraphrase of a word the question asks with ("make": produces), not of a word that
+        # describes one of its names ("co-receptor": binds)
+        or any(_writes(said, member) for written, members in q.paraphrases if written <= q.stems for member in members)
     )
 
 
@@ -1540,10 +1549,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         verbs_before = [
             _asked_verb(q, found)
             for _, sentence_words, i in _written_at(graph, chain.candidate, chain.positions[-1:])
-            if (found := _verb_before(sentence_words, i)) is not None
+            if (found := _verb_before(sentence_words, i, q.stems)) is not None
         ]
         last_states_asked = any(verbs_before)
-        chain.other_verb_before = bool(verbs_before) and not last_states_asked
+        # a question whose verb the lexicon does not know ("turn on") is held to it only where the
+        # sentence writes one of its words ("repress": "... binds FGFR4 ..., and this represses CYP7A1")
+        held_to_verb = bool(q.relations) or bool(q.stems & sentences[-1].stems)
+        chain.other_verb_before = held_to_verb and bool(verbs_before) and not last_states_asked
         related = sum(
             1
             for i, s in enumerate(sentences)
@@ -1831,10 +1843,14 @@ def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
 
 def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     """Why the chain's answer is not what the question's verb acts on ('' when it may be), for a
-    question asking the object of its verb in one sentence ("What does X secrete?")."""
-    if q.answer_role != "target" or not q.relations or chain.bridge is not None:
-        return ""
-    written = [p for p in chain.positions if chain.candidate in graph.sentences[p].entities]
+    question asking the object of its verb ("What does X secrete?")."""
+    before_wh = q.text[: q.wh_first].split()[-1:]
+    if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
+        return ""  # "Through which receptor does X ...": the answer is the preposition's, not the verb's
+    # the answer's own sentences: all of a one-hop chain's, the last of a two-hop chain's (the hop the
+    # question's verb asks about: "What does the hormone whose co-receptor is beta-Klotho repress?")
+    own = chain.positions if chain.bridge is None else chain.positions[-1:]
+    written = [p for p in own if chain.candidate in graph.sentences[p].entities]
     if written and all(_active_subject(graph, p, chain.candidate) for p in written):
         # a sentence opening on X says what X does ("F. prausnitzii ... secretes MAM"): X is the subject
         return "the answer found is the subject of the verb, not what the question asks it acts on"
