@@ -91,8 +91,7 @@ AUXILIARIES = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*\+?")
 MAX_PHRASE_WORDS = 4
 WH_PHRASE_WORDS = 4  # words after the question word (or "is the") that may still say the answer's kind
-# words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
-SUBJECT_OPENERS = frozenset("that which whom whose does do did".split())
+SUBJECT_OPENERS = frozenset("that which whom whose does do did".split())  # words a verb's subject follows
 
 
 def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, anchor_tokens: set[int]) -> bool:
@@ -111,6 +110,7 @@ def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, 
 
 
 PREPOSITIONS = frozenset("of in from on at for with by to into among within through via after against".split())
+# words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
@@ -935,9 +935,9 @@ def _names_nothing_after(
 ) -> bool:
     """Whether the words after a question's verb of a later clause (not the one the question word
     opens: "Which bacterium did X restore to normal levels?" asks its object), up to ``OBJECT_WORDS``
-    of its clause, name nothing:
-    no anchor, type noun, pronoun, question word or agent ("by"): "controls the slowest step of the
-    classic route", "causes low platelet counts". Such a verb describes; it relates no two things."""
+    of its clause, name nothing (no anchor, name, type noun, pronoun, question word or agent "by"):
+    "controls the slowest step of the classic route", "causes low platelet counts". Such a verb
+    describes; it relates no two things."""
     window = []
     last_end = verb_end
     for i, (start, end, word) in enumerate(tokens):
