@@ -1297,15 +1297,19 @@ def _verb_classes(text: str) -> frozenset[str]:
     return frozenset(_relation_of(found[0]) for word in words(text) if (found := _verb_before([word], 1)))
 
 
-def _asked_verb(q: QuestionParts, verb: tuple[str, str]) -> bool:
-    """Whether ``verb`` (tag, word) is one the question asks about, or says one in other words."""
+def _asked_verb(q: QuestionParts, verb: tuple[str, str]) -> int:
+    """Whether ``verb`` (tag, word) is one the question asks about: 2 when it is (its relation, or the
+    question's own word), 1 when it says one in other words (a paraphrase), 0 when not."""
     tag, word = verb
     said = [full_stem(word)]
-    return (
+    if (
         _relation_of(tag) in q.relations
         or _relation_of(tag) in q.meant  # "switch on", read by meaning as activates
         or stem(word.casefold()) in q.stems  # the question's own verb, outside the lexicon's relations ("secrete")
-        or any(_writes(said, member) for members in q.relation_paraphrases.values() for member in members)
+    ):
+        return 2
+    return int(
+        any(_writes(said, member) for members in q.relation_paraphrases.values() for member in members)
         # a paraphrase of a word the question asks with ("make": produces), not of a word that
         # describes one of its names ("co-receptor": binds)
         or any(_writes(said, member) for written, members in q.paraphrases if written <= q.stems for member in members)
@@ -1551,7 +1555,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             for _, sentence_words, i in _written_at(graph, chain.candidate, chain.positions[-1:])
             if (found := _verb_before(sentence_words, i, q.stems)) is not None
         ]
-        last_states_asked = any(verbs_before)
+        last_states_asked = max(verbs_before, default=0)  # the question's own verb outranks a paraphrase
         # a question whose verb the lexicon does not know ("turn on") is held to it only where the
         # sentence writes one of its words ("repress": "... binds FGFR4 ..., and this represses CYP7A1")
         held_to_verb = bool(q.relations) or bool(q.stems & sentences[-1].stems)
@@ -1574,7 +1578,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             + (KIND_SAID_WEIGHT if chain.kind_said else 0.0)
             + (0.5 if bridge_ok else 0.0)
             + 0.3 * related
-            + (0.3 if last_states_asked else 0.0)
+            + 0.15 * last_states_asked
             - (0.6 if chain.bridge is not None else 0.0)
             - (2.0 if chain.bridge is not None and not bridge_ok else 0.0)
             - (2.0 if chain.negated else 0.0)
