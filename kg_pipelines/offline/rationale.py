@@ -752,8 +752,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         relation_verbs=verbs,
         relation_subjects=subjects,
         relation_paraphrases={
-            cls: tuple(other for group in paraphrase_groups() if any(m in group for m in said) for other in group)
-            for cls, said in ((cls, [(w,) for w in ws]) for cls, ws in said_as.items())
+            cls: tuple(other for group in paraphrase_groups() if any((w,) in group for w in said) for other in group)
+            for cls, said in said_as.items()
         },
         stems=stems,
         wh_end=wh_end,
@@ -1277,16 +1277,25 @@ def _verb_before(sentence_words: list[str], i: int, own: frozenset[str] = frozen
     """(relation tag, word) of the nearest relation verb before word ``i`` ("suppress" for "vitamin D"
     in "... promote phosphate excretion and suppress the synthesis of active vitamin D"); a word whose
     stem is in ``own`` (the question's own words: "represses" for "repress") counts, with tag ''."""
-    from kg_pipelines.offline.lexicon import CUE_BY_LETTER, CUES
-
     for word in reversed(sentence_words[:i]):
         if stem(word.casefold()) in own:
             return "", word
-        regex = CUE_BY_LETTER.get(word[:1].lower())
-        found = regex.fullmatch(word) if regex is not None else None
-        group = found.lastgroup or "" if found is not None else ""
-        if group.startswith("v") or (group.startswith("n") and word.casefold().endswith("ing")):  # "by inhibiting"
-            return CUES[int(group[1:])].tag, word
+        tag = _verb_tag(word)
+        if tag is not None:
+            return tag, word
+    return None
+
+
+def _verb_tag(word: str) -> str | None:
+    """The relation tag of ``word`` when it is a verb of the relation lexicon, or its -ing form ("by
+    inhibiting"); else None."""
+    from kg_pipelines.offline.lexicon import CUE_BY_LETTER, CUES
+
+    regex = CUE_BY_LETTER.get(word[:1].lower())
+    found = regex.fullmatch(word) if regex is not None else None
+    group = (found.lastgroup or "") if found is not None else ""
+    if group.startswith("v") or (group.startswith("n") and word.casefold().endswith("ing")):
+        return CUES[int(group[1:])].tag
     return None
 
 
@@ -1294,7 +1303,7 @@ def _verb_before(sentence_words: list[str], i: int, own: frozenset[str] = frozen
 def _verb_classes(text: str) -> frozenset[str]:
     """Relation classes of every relation verb ``text`` writes, whether or not the extractor paired
     its ends ("promotes their nuclear entry")."""
-    return frozenset(_relation_of(found[0]) for word in words(text) if (found := _verb_before([word], 1)))
+    return frozenset(_relation_of(tag) for word in words(text) if (tag := _verb_tag(word)) is not None)
 
 
 def _asked_verb(q: QuestionParts, verb: tuple[str, str]) -> int:
@@ -1489,12 +1498,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 # verbs say the rest ("JNK phosphorylates FOXO proteins ... and promotes their nuclear
                 # entry" for "which kinase phosphorylates FOXO proteins and drives them into the nucleus")
                 stated |= _verb_classes(sentence.text)
-        texts = [_full_stems(sen.text) for sen in sentences]
-        stated |= {
-            r
-            for r in q.relations
-            if r not in stated and any(_writes(t, m) for m in q.relation_paraphrases.get(r, ()) for t in texts)
-        }
+        if q.relation_paraphrases:  # the question's verb in other words ("clears": destroys)
+            texts = [_full_stems(sen.text) for sen in sentences]
+            stated |= {
+                r
+                for r in q.relations
+                if r not in stated and any(_writes(t, m) for m in q.relation_paraphrases.get(r, ()) for t in texts)
+            }
         for r, subject in q.relation_subjects.items():
             if r in stated and not any(
                 source == subject and r in {_relation_of(t) for t in tags}
