@@ -229,3 +229,17 @@ def test_a_reference_to_a_source_holds_no_entity():
     got = typed("Metformin raised insulin sensitivity in obese adults (Gut. 2016).")
     assert "Gut" not in got and got.get("Metformin") == "compound", got
     assert "Gut" in typed("Metformin raised insulin sensitivity in the gut (Zhou et al., 2016).")
+
+
+def test_worm_gene_names_in_lower_case_are_genes_where_the_sentence_speaks_of_genes():
+    found = typed(
+        "Protein kinases and their genes shape ageing. In the worm Caenorhabditis elegans, mutations in "
+        "age-1 or knockdown of bec-1 change lifespan. By day-3 of the protein study the mice were ill."
+    )
+    assert found.get("age-1") == "gene" and found.get("bec-1") == "gene"
+    assert "day-3" not in found  # no gene word in its sentence
+
+
+def test_a_mixed_case_symbol_with_a_number_is_a_gene():
+    found = typed("The calcium-dependent kinase CaMKK2 phosphorylates AMPK when calcium rises in neurons.")
+    assert found.get("CaMKK2") in {"gene", "protein"}

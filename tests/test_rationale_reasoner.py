@@ -20,6 +20,7 @@ from kg_pipelines.offline.rationale import (
     _named_without_number,
     _names_the_kind,
     _same_symbol,
+    _spelled_out,
     _verdict,
     build_context_graph,
     read_question,
@@ -656,3 +657,72 @@ def test_a_verb_the_lexicon_does_not_know_holds_the_answer_only_where_the_senten
     # "turn on" is read by meaning as activates; "induces" before p21 is no other verb to refuse it by
     text = ["Oxidative damage activates FOXO3, and FOXO3 induces the cyclin-dependent kinase inhibitor p21."]
     assert_answers("Which CDK inhibitor does FOXO3 turn on?", text, "p21")
+
+
+def test_a_copula_before_a_preposition_calls_the_name_nothing():
+    # "is beneficial for every older person" says nothing of what metformin is: no person answers "Who"
+    context = [
+        "The TAME trial will test whether metformin postpones several diseases of old age. "
+        "It is not certain that metformin is beneficial for every older person."
+    ]
+    answer = reason("Who runs the trial testing whether metformin postpones diseases of old age?", context)
+    assert not answer.supported and answer.answer_entity is None
+    assert not _calls("metformin is beneficial for every older person".split(), ["metformin"], "person", [])
+    assert _calls("metformin is a biguanide drug for diabetes".split(), ["metformin"], "drug", [])
+
+
+def test_a_when_adverb_is_no_part_of_the_questions_relation_phrase():
+    q = read_question("Which microbiologist is honoured by the bacterium first isolated from faeces in 2004?")
+    assert frozenset({"isola"}) in q.phrase_stems and not any("first" in p for p in q.phrase_stems)
+
+
+def test_a_relation_verb_from_the_clause_subject_describes_the_bridge():
+    # "the tumour suppressor that SIRT1 deacetylates": no type noun, but the first sentence states the
+    # clause's verb from SIRT1 to TP53, so TP53 is the thing described
+    context = [
+        "SIRT1 deacetylates TP53, which weakens apoptosis. After DNA damage, TP53 induces the "
+        "cyclin-dependent kinase inhibitor p21."
+    ]
+    answer = reason(
+        "Which cyclin-dependent kinase inhibitor is induced by the tumour suppressor that SIRT1 deacetylates?", context
+    )
+    assert answer.supported and answer.answer_entity == "p21"
+    # the clause's verb stated from another subject describes nothing
+    other = [
+        "AMPK deacetylates TP53 in some cells. "
+        "After DNA damage, TP53 induces the cyclin-dependent kinase inhibitor p21."
+    ]
+    assert not reason(
+        "Which cyclin-dependent kinase inhibitor is induced by the tumour suppressor that SIRT1 deacetylates?", other
+    ).supported
+
+
+def test_a_bracketed_gloss_by_the_bridge_picks_one_of_tied_answers():
+    context = [
+        "mTORC1 is built around the scaffold protein Raptor, with mLST8 and DEPTOR.",
+        "In the nematode C. elegans, RNA interference against let-363 (the worm TOR gene) or daf-15 "
+        "(the worm Raptor gene) extends lifespan.",
+    ]
+    known = ["Raptor", "mTORC1", "TOR", "let-363", "daf-15"]  # the graph's names, as the loop passes them
+    question = (
+        "RNA interference against which worm gene, the counterpart of the scaffold protein that defines "
+        "mTORC1, extends lifespan?"
+    )
+    answer = reason(question, context, known_names=known)
+    assert answer.supported and answer.answer_entity == "daf-15"
+
+
+def test_the_thing_described_may_be_named_beside_the_answer_in_its_sentence():
+    # "the hormone whose co-receptor is beta-Klotho" is FGF19, which the answering sentence names
+    context = [
+        "FGF19 is a hormone made in the small intestine after a meal.",
+        "FGF19 reaches the liver and binds FGFR4 with the co-receptor beta-Klotho, and this signal represses CYP7A1.",
+    ]
+    answer = reason("What does the hormone whose co-receptor is beta-Klotho repress?", context)
+    assert answer.supported and answer.answer_entity == "CYP7A1"
+
+
+def test_a_symbol_and_its_spelled_out_name_are_one_thing():
+    assert _spelled_out("fgf19", "fibroblast growth factor 19")
+    assert not _spelled_out("fgf15", "fibroblast growth factor 19")  # another number: a sibling
+    assert not _spelled_out("fgf19", "fgf21")

@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -96,9 +97,12 @@ _CITATION = re.compile(r"\([^()]{0,200}?\b(?:1[89]|20)\d{2}[a-z]?\b[^()]{0,200}?
 # where a finding was published, no participant of it (the journal Gut is no gut)
 _REFERENCE = re.compile(r"\([A-Z][^()]{0,80}?(?:\.|\bet al\.,?)\s+(?:1[89]|20)\d{2}[a-z]?\)")
 _ABBREVIATION_DEF = re.compile(r"\s*\(\s*([A-Za-z][A-Za-z0-9+αβγκ-]{1,11})\s*\)")
-_SYMBOL = re.compile(r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?)$")
+_SYMBOL = re.compile(
+    r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?|[A-Z][a-z][A-Z]{2,}\d{1,2})$"
+)  # "SIRT6", "mTOR", "p21", "CaMKK2"
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
+_LOWERCASE_GENE_HEAD = re.compile(r"^[a-z]{3,4}$")  # worm and fly genes: "daf-2", "let-363"
 _SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]?|alpha|beta|gamma|delta|kappa|[abgdk]\d?)$")
 _GREEK_SYMBOL = re.compile(
     r"^(?=[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z0-9])[A-Za-z][A-Za-z0-9]{1,7}?(?:alpha|beta|gamma|delta|kappa|epsilon)\d?$"
@@ -260,6 +264,7 @@ _PERSON_NOUN = re.compile(
 _BORN = re.compile(r"\s*(?:\([^()]{0,40}?\bborn\b|,?\s+was born\b)")
 _ET_AL = re.compile(r"\s+et\s+al\b")
 _GENE_CUES = word_set("gene_cues.txt")
+_LOWERCASE_GENE_CUES = word_set("lowercase_gene_cues.txt")
 _STUDY_NOUNS = word_set("study_nouns.txt")
 
 
@@ -425,6 +430,9 @@ class _Recogniser:
         self.title_name: str | None = None
         self._lower_words: set[str] | None = None
         self.defined_abbr = {d[2] for d in self.definitions}
+        self.sentence_words: defaultdict[int, set[str]] = defaultdict(set)  # sentence -> its lower-case words
+        for t in tokens:
+            self.sentence_words[t.sent].add(t.key)
 
     # joiners -------------------------------------------------------------------------------------
     def linked(self, i: int) -> bool:
@@ -527,6 +535,18 @@ class _Recogniser:
             ):
                 symbol = w.upper() if _MOUSE_SYMBOL.match(w) else w
                 self.add(i, i + 1, lx.display_name(symbol), _symbol_types(symbol), 1)
+            elif (
+                self.bio
+                and nxt is not None
+                and self.joiners[i] == "-"
+                and _LOWERCASE_GENE_HEAD.match(w)
+                and nxt.text.isdigit()
+                and len(nxt.text) <= 3
+                and tok.sent == nxt.sent
+                and w not in lx.STOPWORDS
+                and self.sentence_words[tok.sent] & _LOWERCASE_GENE_CUES
+            ):
+                self.add(i, i + 2, f"{w}-{nxt.text}", ("gene",), 1)
             elif self.bio and _GREEK_SYMBOL.match(w) and w not in lx.SYMBOL_STOP:
                 self.add(i, i + 1, w, ("protein", "gene"), 1)
             elif (

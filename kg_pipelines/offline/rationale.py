@@ -990,6 +990,7 @@ def _described_phrases(
 
 
 PARTICLES = frozenset(data_lines("verb_particles.txt"))
+VERB_ADVERBS = frozenset(data_lines("verb_adverbs.txt"))
 ARTICLES = frozenset(data_lines("articles.txt"))
 
 
@@ -1022,6 +1023,8 @@ def _relation_phrases(
             close(i)
             nominal = False
             continue
+        if low in VERB_ADVERBS:
+            continue  # "first isolated": the relation is the verb
         if _content_word(word) and low not in AUXILIARIES:
             if not run and nominal:
                 continue  # words after a preposition or an article are a noun phrase, not a verb
@@ -1369,6 +1372,10 @@ def _calls(
             # "ATP on the gamma subunit, and the upstream kinase LKB1": an article is no copula here)
         described = bool(after[:1]) and after[0] in COPULAS
         if described:
+            # "metformin is beneficial for every older person": a preposition (not "one of the
+            # ...") ends what the copula calls it
+            cut = next((j for j in range(1, len(after)) if after[j] in PREPOSITIONS and after[j] != "of"), None)
+            after = after[:cut] if cut is not None else after
             for j in range(1, len(after)):
                 other = next((o for o in others if o and after[j : j + len(o)] == o), None)
                 if other is not None:
@@ -1654,12 +1661,18 @@ CLAUSE_LEAD_WORDS = 2  # words before the bridge, written first, that the clause
 
 
 def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
-    """Whether the chain's first sentence states the clause the question describes its bridge by, a
-    type noun and a relation phrase ("the polyamine that cells make from putrescine": "Cells
-    synthesise spermidine from putrescine"), in the question's words or a paraphrase, where it
-    writes an anchor and the bridge close together: what the bridge does is said of it, though no
-    sentence names its kind."""
-    if chain.bridge is None or not q.bridge_nouns or not q.phrase_stems:
+    """Whether the chain's first sentence states the clause the question describes its bridge by: a
+    relation verb from the anchor the question writes as its subject to the bridge (when it names the
+    bridge by no type noun), or a type noun and a relation phrase ("the polyamine that cells make
+    from putrescine": "Cells synthesise spermidine from putrescine"), in the question's words or a
+    paraphrase, where it writes an anchor and the bridge close together: what the bridge does is
+    said of it, though no sentence names its kind."""
+    if chain.bridge is None:
+        return False
+    if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
+        opening = graph.sentences[chain.positions[0]].directed  # (a kind it names is checked instead)
+        return any(r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items())
+    if not q.phrase_stems:
         return False
     first = chain.positions[:1]
     bridge_places = [(i, i + len(words(chain.bridge))) for _p, _w, i in _written_at(graph, chain.bridge, first)]
@@ -1685,8 +1698,22 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
     may say so), or a sentence naming the bridge (or its node description) holds every word of a
     phrase the question describes by a relative clause ("the energy gauge that X switches on": "the
     cellular energy gauge SNF1")."""
-    if any(_is_kind(graph, bridge, noun, type_nouns()[noun] if by_type else frozenset()) for noun in q.bridge_nouns):
-        return True
+    positions = tuple(graph.by_entity.get(bridge, ()))
+    forms = [
+        bridge,
+        *(
+            e
+            for p in positions
+            for e in graph.sentences[p].entities
+            if e != bridge and _same_thing(graph, e, bridge, positions)
+        ),
+    ]
+    if any(
+        _is_kind(graph, f, noun, type_nouns()[noun] if by_type else frozenset())
+        for noun in q.bridge_nouns
+        for f in forms
+    ):
+        return True  # of the kind, as the bridge or as the text spells it out ("fibroblast growth factor 19")
     if _named_without_number(q, graph, bridge):
         return True
     said = [graph.sentences[p].stems for p in graph.by_entity.get(bridge, ())]
@@ -1789,9 +1816,17 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if noun in nouns_written:
             continue  # the answering sentence writes the thing ("for identifying the ATG genes")
         kinds = type_nouns()[noun]
-        if not any(_is_kind(graph, a, noun, kinds) for a in q.anchors) and not (
-            chain.bridge is not None and _is_kind(graph, chain.bridge, noun, kinds)
-        ):
+        beside = (
+            {
+                e
+                for p in chain.positions
+                for e in graph.sentences[p].entities
+                if e != chain.candidate and not _same_thing(graph, e, chain.candidate, chain.positions)
+            }
+            if chain.bridge is None
+            else {chain.bridge}
+        )  # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila")
+        if not any(_is_kind(graph, a, noun, kinds) for a in [*q.anchors, *beside]):
             written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
     if chain.word_count_share < MIN_WORD_SHARE:
@@ -1838,7 +1873,21 @@ def _same_thing(graph: ContextGraph, a: str, b: str, positions: tuple[int, ...])
         for long, short in _abbreviations(graph.sentences[p].text):
             if {node_key(long), node_key(short)} == {a, b}:
                 return True
-    return _same_symbol(a, b)
+    return _same_symbol(a, b) or _spelled_out(a, b) or _spelled_out(b, a)
+
+
+def _spelled_out(short: str, long: str) -> bool:
+    """Whether entity key ``long`` spells out symbol ``short``: initials and number ("fgf19",
+    "fibroblast growth factor 19"), as a text writes one thing twice without brackets between."""
+    from kg_pipelines.offline.entities import _spells
+
+    digits = re.compile(r"\d+")
+    return (
+        " " not in short
+        and len(words(long)) >= 2
+        and digits.findall(short) == digits.findall(long)
+        and _spells(short, long)
+    )
 
 
 def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
@@ -1853,6 +1902,16 @@ def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
         and c.candidate != best.candidate
         and not _same_thing(graph, c.candidate, best.candidate, best.positions)
     ]
+
+
+def _glossed(graph: ContextGraph, key: str, bridge: str, position: int) -> bool:
+    """Whether the sentence at ``position`` glosses entity ``key`` in brackets by the bridge:
+    "daf-15 (the worm Raptor gene)" is Raptor's counterpart, "let-363 (the worm TOR gene)" is not."""
+    written = r"[\s\-]?".join(re.escape(w) for w in words(key))
+    return any(
+        _mentions(node_key(m.group(1)), bridge)
+        for m in re.finditer(rf"(?i)\b{written}\s*\(([^()]*)\)", graph.sentences[position].text)
+    )
 
 
 def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
@@ -1887,6 +1946,12 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
         why = roles[0]
     if not why and best is not None:
         rivals = _tied(graph, chains)
+        if rivals and best.bridge is not None:  # the one tied answer the sentence glosses by the bridge
+            tied = [c for c in chains if c.positions == best.positions and c.candidate in {best.candidate, *rivals}]
+            glossed = [c for c in tied if _glossed(graph, c.candidate, best.bridge, best.positions[-1])]
+            if len(glossed) == 1:
+                best, rivals = glossed[0], []
+                why = _verdict(q, graph, best)
         if rivals:
             names = ", ".join(graph.names.get(k, k) for k in [best.candidate, *rivals][:4])
             why = f"the connecting sentences answer equally well with {names}: nothing in the question picks one"
