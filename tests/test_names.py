@@ -54,3 +54,8 @@ def test_node_key_ignores_case_and_separators_but_not_greek_letters():
     assert names.entity_node_id("Ludwig van Beethoven", "person") == names.entity_node_id(
         "Ludwig Van Beethoven", "person"
     )
+
+
+def test_a_worm_gene_keeps_its_lower_case():
+    assert names.normalize_name("daf-15") == "daf-15" and names.normalize_name("bec-1 gene") == "bec-1 Gene"
+    assert names.normalize_name("covid-19 pandemic") == "Covid-19 Pandemic"  # five letters: an ordinary word

@@ -10,7 +10,8 @@ may return, so that one entity has one name across chunks and documents:
   ``Alzheimer's Disease``);
 - a part that holds a digit, an inner capital or a Greek letter is a symbol and is kept exactly as
   written (``SIRT1``, ``mTORC1``, ``NAD+``, ``p16INK4a``, ``IL-6``, ``TNF-α``, ``PGC-1α``,
-  ``β-catenin`` -> ``β-Catenin``): ``TNF-α`` never becomes ``TNF-Α``;
+  ``β-catenin`` -> ``β-Catenin``): ``TNF-α`` never becomes ``TNF-Α``; so is a lower-case word
+  with a number after a hyphen, as worm genes are written (``daf-15``, ``bec-1``);
 - a particle or short function word inside a name stays lower-case (``Ludwig van Beethoven``,
   ``Charles de Gaulle``, ``University of Vienna``, ``Food and Drug Administration``); as the
   first word it is capitalised like any other.
@@ -27,6 +28,7 @@ from functools import lru_cache
 EDGE_PUNCT = " \t\r\n.,;:!?\"'`()[]{}<>*_#|/\\"
 _SPACE = re.compile(r"\s+")
 _SEPARATORS = re.compile(r"[-_\s]+")
+_NUMBERED_LOWER = re.compile(r"[a-z]{3,4}-\d+[a-z]?")
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψωΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ")
 # Lower-case inside a name: name particles and the short words of titles.
 LOWER_PARTICLES = frozenset(
@@ -54,6 +56,8 @@ def normalize_name(name: str) -> str:
 def _title_word(word: str, inner: bool) -> str:
     if inner and word.lower() in LOWER_PARTICLES and (word.islower() or word.istitle()):
         return word.lower()
+    if _NUMBERED_LOWER.fullmatch(word):
+        return word  # a symbol written in lower case, as worm genes are: "daf-15"
     return "-".join(_title_part(p) for p in word.split("-"))
 
 
