@@ -726,3 +726,17 @@ def test_a_symbol_and_its_spelled_out_name_are_one_thing():
     assert _spelled_out("fgf19", "fibroblast growth factor 19")
     assert not _spelled_out("fgf15", "fibroblast growth factor 19")  # another number: a sibling
     assert not _spelled_out("fgf19", "fgf21")
+
+
+def test_a_nationality_in_the_wh_phrase_is_the_place_the_answers_sentence_names():
+    question = (
+        "Which Irish study compared the microbiota of older people living at home with that of people in care homes?"
+    )
+    irish = [
+        "The ELDERMET study of older adults in Ireland compared the microbiota of older people living at "
+        "home with that of people in care homes."
+    ]
+    answer = reason(question, irish)
+    assert answer.supported and answer.answer_entity == "ELDERMET"
+    danish = [irish[0].replace("Ireland", "Denmark")]
+    assert not reason(question, danish).supported  # a study in Denmark is no Irish study

@@ -1242,7 +1242,27 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
             i > 0 and (name in _words_before(sentence_words, i) or _spelled_before(sentence_words, i, name))
             for _, sentence_words, i in _written_at(graph, key)
         )
+        or _placed_in(graph, key, name)
         for name in names
+    )
+
+
+@functools.cache
+def demonym_places() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Nationality adjective -> the words of each place it says (``data/demonym_places.tsv``)."""
+    return {
+        row[0]: tuple(tuple(words(p.casefold())) for p in row[1].split("|")) for row in data_table("demonym_places.tsv")
+    }
+
+
+def _placed_in(graph: ContextGraph, key: str, demonym: str) -> bool:
+    """Whether a sentence writing entity ``key`` names the place the wh-phrase's nationality says
+    ("Which Irish study": "The ELDERMET study of older adults in Ireland ...")."""
+    places = demonym_places().get(demonym, ())
+    return any(
+        _run_at(sentence_words, place) is not None
+        for _, sentence_words, _i in _written_at(graph, key)
+        for place in places
     )
 
 
