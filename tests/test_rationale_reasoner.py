@@ -740,3 +740,15 @@ def test_a_nationality_in_the_wh_phrase_is_the_place_the_answers_sentence_names(
     assert answer.supported and answer.answer_entity == "ELDERMET"
     danish = [irish[0].replace("Ireland", "Denmark")]
     assert not reason(question, danish).supported  # a study in Denmark is no Irish study
+
+
+def test_the_questions_own_verb_between_bridge_and_answer_relates_them():
+    # "belong" is no verb of the relation lexicon: the last sentence writes it between the two ends
+    context = [
+        "Metformin increases Akkermansia muciniphila, a mucin-degrading bacterium of the gut.",
+        "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota, like few other gut bacteria.",
+    ]
+    answer = reason("To which phylum does the bacterium that metformin increases belong?", context)
+    assert answer.supported and answer.answer_entity == "Verrucomicrobiota"
+    listed = [context[0], "Akkermansia muciniphila and the phylum Verrucomicrobiota were both counted."]
+    assert not reason("To which phylum does the bacterium that metformin increases belong?", listed).supported

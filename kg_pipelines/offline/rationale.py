@@ -1712,6 +1712,23 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     return False
 
 
+def _phrase_between(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the chain's last sentence writes one of the question's own relation phrases between
+    the bridge and the answer, a verb the lexicon does not know ("To which phylum does X belong?":
+    "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota")."""
+    if chain.bridge is None or not q.phrase_stems:
+        return False
+    last = chain.positions[-1:]
+    bridge_at = [(i, i + len(words(chain.bridge))) for _p, _w, i in _written_at(graph, chain.bridge, last)]
+    for _p, sentence_words, i in _written_at(graph, chain.candidate, last):
+        end = i + len(words(chain.candidate))
+        for b_start, b_end in bridge_at:
+            between = sentence_words[b_end:i] if b_end <= i else sentence_words[end:b_start]
+            if any(phrase <= {stem(w) for w in between} for phrase in q.phrase_stems):
+                return True
+    return False
+
+
 def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_type: bool = True) -> bool:
     """Whether the text says the bridge is what the question describes between its names and the
     answer: of a type noun it writes ("the drug tested in ..."; with ``by_type``, its entity type
@@ -1790,6 +1807,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         chain.bridge is not None
         and not chain.last_related
         and (q.answer_role is not None or not (chain.clause_stated or _bridge_described(q, graph, chain.bridge, False)))
+        and not _phrase_between(q, graph, chain)
     ):
         # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
         # own verb; a sentence that only names the answer beside the bridge (a list) does not state it.
@@ -1800,7 +1818,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         chain.unrelated_hops
         and chain.unrelated_hops == (1 if chain.bridge is None else 2)
         and not q.relations
-        and not (chain.bridge is None and chain.phrase_stated)
+        and not (chain.phrase_stated and (chain.bridge is None or _phrase_between(q, graph, chain)))
         and not (chain.bridge is None and chain.kind_said and chain.word_count_share >= STRONG_WORD_SHARE)
     ):
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
