@@ -728,27 +728,29 @@ def test_a_symbol_and_its_spelled_out_name_are_one_thing():
     assert not _spelled_out("fgf19", "fgf21")
 
 
+def named_answer(question: str, context: list[str]) -> str | None:
+    """The entity a supported answer names, None when the answer is unsupported."""
+    answer = reason(question, context)
+    return answer.answer_entity if answer.supported else None
+
+
 def test_a_nationality_in_the_wh_phrase_is_the_place_the_answers_sentence_names():
     question = (
         "Which Irish study compared the microbiota of older people living at home with that of people in care homes?"
     )
-    irish = [
+    irish = (
         "The ELDERMET study of older adults in Ireland compared the microbiota of older people living at "
         "home with that of people in care homes."
-    ]
-    answer = reason(question, irish)
-    assert answer.supported and answer.answer_entity == "ELDERMET"
-    danish = [irish[0].replace("Ireland", "Denmark")]
-    assert not reason(question, danish).supported  # a study in Denmark is no Irish study
+    )
+    assert named_answer(question, [irish]) == "ELDERMET"
+    assert named_answer(question, [irish.replace("Ireland", "Denmark")]) is None  # no Irish study
 
 
 def test_the_questions_own_verb_between_bridge_and_answer_relates_them():
     # "belong" is no verb of the relation lexicon: the last sentence writes it between the two ends
-    context = [
-        "Metformin increases Akkermansia muciniphila, a mucin-degrading bacterium of the gut.",
-        "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota, like few other gut bacteria.",
-    ]
-    answer = reason("To which phylum does the bacterium that metformin increases belong?", context)
-    assert answer.supported and answer.answer_entity == "Verrucomicrobiota"
-    listed = [context[0], "Akkermansia muciniphila and the phylum Verrucomicrobiota were both counted."]
-    assert not reason("To which phylum does the bacterium that metformin increases belong?", listed).supported
+    question = "To which phylum does the bacterium that metformin increases belong?"
+    bridge = "Metformin increases Akkermansia muciniphila, a mucin-degrading bacterium of the gut."
+    stated = "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota, like few other gut bacteria."
+    assert named_answer(question, [bridge, stated]) == "Verrucomicrobiota"
+    listed = "Akkermansia muciniphila and the phylum Verrucomicrobiota were both counted."
+    assert named_answer(question, [bridge, listed]) is None
