@@ -430,9 +430,7 @@ class _Recogniser:
         self.title_name: str | None = None
         self._lower_words: set[str] | None = None
         self.defined_abbr = {d[2] for d in self.definitions}
-        self.sentence_words: defaultdict[int, set[str]] = defaultdict(set)  # sentence -> its lower-case words
-        for t in tokens:
-            self.sentence_words[t.sent].add(t.key)
+        self._sentence_words: defaultdict[int, set[str]] | None = None
 
     # joiners -------------------------------------------------------------------------------------
     def linked(self, i: int) -> bool:
@@ -544,7 +542,7 @@ class _Recogniser:
                 and len(nxt.text) <= 3
                 and tok.sent == nxt.sent
                 and w not in lx.STOPWORDS
-                and self.sentence_words[tok.sent] & _LOWERCASE_GENE_CUES
+                and self.sentence_words(tok.sent) & _LOWERCASE_GENE_CUES
             ):
                 self.add(i, i + 2, f"{w}-{nxt.text}", ("gene",), 1)
             elif self.bio and _GREEK_SYMBOL.match(w) and w not in lx.SYMBOL_STOP:
@@ -1259,6 +1257,14 @@ class _Recogniser:
         if self._lower_words is None:
             self._lower_words = {t.key for t in self.tokens if t.text.islower()}
         return low in self._lower_words
+
+    def sentence_words(self, sent: int) -> set[str]:
+        """The lower-case words of sentence ``sent`` (read once, when first asked)."""
+        if self._sentence_words is None:
+            self._sentence_words = defaultdict(set)
+            for t in self.tokens:
+                self._sentence_words[t.sent].add(t.key)
+        return self._sentence_words[sent]
 
     def _title_like_sentences(self) -> set[int]:
         """Sentences written in title case (headings, titles): no capitalised-phrase concepts.

@@ -1736,15 +1736,7 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
     phrase the question describes by a relative clause ("the energy gauge that X switches on": "the
     cellular energy gauge SNF1")."""
     positions = tuple(graph.by_entity.get(bridge, ()))
-    forms = [
-        bridge,
-        *(
-            e
-            for p in positions
-            for e in graph.sentences[p].entities
-            if e != bridge and _same_thing(graph, e, bridge, positions)
-        ),
-    ]
+    forms = [bridge, *_other_forms(graph, bridge, positions)]
     if any(
         _is_kind(graph, f, noun, type_nouns()[noun] if by_type else frozenset())
         for noun in q.bridge_nouns
@@ -1753,7 +1745,7 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
         return True  # of the kind, as the bridge or as the text spells it out ("fibroblast growth factor 19")
     if _named_without_number(q, graph, bridge):
         return True
-    said = [graph.sentences[p].stems for p in graph.by_entity.get(bridge, ())]
+    said = [graph.sentences[p].stems for p in positions]
     description = graph.descriptions.get(bridge)
     if description:
         said.append(frozenset(stem(w) for w in words(description)))
@@ -1850,20 +1842,18 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
             return "no connecting sentence names the thing the question describes between its names and the answer"
     nouns = [] if chain.clause_stated else q.bridge_nouns
     nouns_written = _nouns_outside_names(graph, chain.positions) if nouns and chain.bridge is None else set()
+    # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
+    # never the answer itself spelled out
+    beside = (
+        {e for p in chain.positions for e in graph.sentences[p].entities}
+        - {chain.candidate, *_other_forms(graph, chain.candidate, chain.positions)}
+        if nouns and chain.bridge is None
+        else {chain.bridge}
+    )
     for noun in nouns:
         if noun in nouns_written:
             continue  # the answering sentence writes the thing ("for identifying the ATG genes")
         kinds = type_nouns()[noun]
-        beside = (
-            {
-                e
-                for p in chain.positions
-                for e in graph.sentences[p].entities
-                if e != chain.candidate and not _same_thing(graph, e, chain.candidate, chain.positions)
-            }
-            if chain.bridge is None
-            else {chain.bridge}
-        )  # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila")
         if not any(_is_kind(graph, a, noun, kinds) for a in [*q.anchors, *beside]):
             written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
@@ -1914,16 +1904,26 @@ def _same_thing(graph: ContextGraph, a: str, b: str, positions: tuple[int, ...])
     return _same_symbol(a, b) or _spelled_out(a, b) or _spelled_out(b, a)
 
 
+def _other_forms(graph: ContextGraph, key: str, positions: tuple[int, ...]) -> set[str]:
+    """The other entities of the sentences at ``positions`` that are entity ``key`` written another
+    way ("fibroblast growth factor 19" beside FGF19)."""
+    return {
+        e for p in positions for e in graph.sentences[p].entities if e != key and _same_thing(graph, e, key, positions)
+    }
+
+
+_NUMBERS = re.compile(r"\d+")
+
+
 def _spelled_out(short: str, long: str) -> bool:
     """Whether entity key ``long`` spells out symbol ``short``: initials and number ("fgf19",
     "fibroblast growth factor 19"), as a text writes one thing twice without brackets between."""
     from kg_pipelines.offline.entities import _spells
 
-    digits = re.compile(r"\d+")
     return (
         " " not in short
         and len(words(long)) >= 2
-        and digits.findall(short) == digits.findall(long)
+        and _NUMBERS.findall(short) == _NUMBERS.findall(long)
         and _spells(short, long)
     )
 
