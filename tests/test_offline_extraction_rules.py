@@ -243,3 +243,18 @@ def test_worm_gene_names_in_lower_case_are_genes_where_the_sentence_speaks_of_ge
 def test_a_mixed_case_symbol_with_a_number_is_a_gene():
     found = typed("The calcium-dependent kinase CaMKK2 phosphorylates AMPK when calcium rises in neurons.")
     assert found.get("CaMKK2") in {"gene", "protein"}
+
+
+def test_a_leukaemia_keeps_the_words_that_say_which_one():
+    found = typed(
+        "Nilotinib is approved for chronic myeloid leukaemia, and venetoclax for chronic lymphocytic leukemia."
+    )
+    assert found.get("Chronic Myeloid Leukaemia") == "disease", found
+    assert found.get("Chronic Lymphocytic Leukemia") == "disease", found
+
+
+def test_one_capital_and_a_symbol_joined_by_a_slash_are_one_protein():
+    found = typed("In senescent fibroblasts, C/EBPbeta drives the expression of interleukin genes.")
+    assert found.get("C/EBPbeta") in {"gene", "protein"}, found
+    strain = typed("In senescent fibroblasts, IL6 gene expression rose after infection with influenza A/H1N1.")
+    assert not any("/" in name for name in strain), strain  # a strain, not a protein

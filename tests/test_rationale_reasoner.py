@@ -754,3 +754,76 @@ def test_the_questions_own_verb_between_bridge_and_answer_relates_them():
     assert named_answer(question, [bridge, stated]) == "Verrucomicrobiota"
     listed = "Akkermansia muciniphila and the phylum Verrucomicrobiota were both counted."
     assert named_answer(question, [bridge, listed]) is None
+
+
+def test_a_modal_before_the_verb_keeps_the_answer_its_subject():
+    # "Which kinase can phosphorylate X?" asks for what phosphorylates X, as "Which kinase phosphorylates X?"
+    assert read_question("Which kinase can phosphorylate ERK2?").answer_role == "source"
+    assert read_question("Which kinase can ERK2 phosphorylate?").answer_role == "target"
+    assert read_question("Which kinase can be activated by ERK2?").answer_role == "target"
+    context = [
+        "A study reported that the drug lovastatin, given to aged rats, activates PKD1 and improves memory. "
+        "PKD1 phosphorylates HDAC5 in neurons."
+    ]
+    # PKD1 phosphorylates HDAC5, not the other way round: HDAC5 phosphorylates nothing here
+    assert (
+        named_answer("Which protein can phosphorylate the kinase that the drug lovastatin switches on?", context)
+        is None
+    )
+    assert named_answer(
+        "Which protein can the kinase that the drug lovastatin switches on phosphorylate?", context
+    ) == ("HDAC5")
+
+
+def test_the_thing_described_beside_the_answer_is_in_a_sentence_with_what_the_question_names():
+    context = [
+        "A study reported that the drug lovastatin, given to aged rats, activates PKD1 and improves memory. "
+        "PKD1 phosphorylates HDAC5 in neurons."
+    ]
+    # PKD1 is the kinase lovastatin switches on, not what phosphorylates it; HDAC5, in the next sentence
+    # only, is not described by the drug
+    assert (
+        named_answer("Which protein phosphorylates the kinase that the drug lovastatin switches on?", context) is None
+    )
+
+
+def test_a_count_before_a_kind_noun_does_not_call_the_next_name_that_kind():
+    # "multi-strain Streptococcus products": products of several strains, Streptococcus is not called a strain
+    assert _calls("the probiotic strain streptococcus thermophilus".split(), ["streptococcus"], "strain", [])
+    assert not _calls("a multi strain streptococcus product".split(), ["streptococcus"], "strain", [])
+    assert not _calls("two strain streptococcus mixtures".split(), ["streptococcus"], "strain", [])
+
+
+def test_an_answer_listed_beside_the_named_thing_is_an_alternative_not_its_answer():
+    context = [
+        "Small trials in adults with irritable bowel syndrome reported improvements in bloating after "
+        "supplementation with Bacillus subtilis or a multi-strain Lactococcus lactis mixture. "
+        "Lactococcus lactis strains are used to make cheese."
+    ]
+    # Lactococcus lactis is the other option, not a strain of Bacillus subtilis
+    question = "Which strain of Bacillus subtilis was used in the trials in adults with irritable bowel syndrome?"
+    assert named_answer(question, context) is None
+    # asked for what went with it, the list is the answer
+    question = "Which bacterium was given with Bacillus subtilis to adults with irritable bowel syndrome?"
+    assert (named_answer(question, context) or "").casefold() == "lactococcus lactis"
+
+
+def test_a_sentence_opening_on_since_then_goes_on_about_the_one_before():
+    context = [
+        "Alexander Fleming and colleagues reported in 1929 that a mould killed staphylococci on a culture plate. "
+        "Since then, the drug penicillin has been used to treat many bacterial infections. "
+        "Penicillin inhibits PBP3 in the bacterial cell wall."
+    ]
+    graph = build_context_graph(context)
+    assert graph.sentences[1].continues and not graph.sentences[2].continues
+    question = "Which protein is inhibited by the drug whose mould Alexander Fleming's colleagues reported in 1929?"
+    assert named_answer(question, context) == "PBP3"
+
+
+def test_two_sentences_answering_equally_well_leave_the_answer_open():
+    context = ["Energy stress activates the kinase LKB1 in liver cells. LKB1 phosphorylates MARK2 in neurons."]
+    question = "Which protein does the kinase LKB1 phosphorylate?"
+    assert named_answer(question, context) == "MARK2"
+    both = [context[0] + " LKB1 phosphorylates SIK1 in adipocytes."]
+    answer = reason(question, both)
+    assert not answer.supported and "MARK2, SIK1" in answer.answer, answer.answer

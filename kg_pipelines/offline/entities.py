@@ -516,7 +516,18 @@ class _Recogniser:
             w = tok.text
             nxt = toks[i + 1] if i + 1 < n else None
             # gene/protein symbols --------------------------------------------------------------
-            if (
+            if (  # "C/EBPbeta", "C/EBPα": one letter and a symbol joined by a slash are one name
+                self.bio
+                and nxt is not None
+                and self.joiners[i] == "/"
+                and len(w) == 1
+                and w.isupper()
+                and nxt.text.isalpha()  # not a strain: "influenza A/H1N1"
+                and (_is_symbol(nxt.text.rstrip("αβγδεκ"), True) or _GREEK_SYMBOL.match(nxt.text))
+                and (i == 0 or self.joiners[i - 1] not in ("/", "-"))
+            ):
+                self.add(i, i + 2, f"{w}/{nxt.text}", ("protein", "gene"), 1)
+            elif (
                 self.bio
                 and nxt is not None
                 and self.joiners[i] == "-"

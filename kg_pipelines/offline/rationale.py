@@ -321,6 +321,7 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
 
 
 ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
+CONTINUING_OPENERS = tuple(line.split() for line in data_lines("continuing_openers.txt"))
 
 
 def build_context_graph(
@@ -366,11 +367,9 @@ def build_context_graph(
             before = sentences[-1] if n > 1 else None
             text_words = words(text)
             refers = before is not None and any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
-            continues = (
-                before is not None
-                and len(text_words) >= 2
-                and text_words[0] in ARTICLES | ANAPHORIC_WORDS
-                and text.split()[1][:1].islower()
+            continues = before is not None and (
+                (len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower())
+                or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
             )
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
@@ -906,6 +905,7 @@ def _in_setting(tokens: list[tuple[int, int, str]], key: str) -> bool:
 
 DO_WORDS = frozenset("does do did".split())
 BE_WORDS = frozenset("is are was were".split())
+MODAL_WORDS = frozenset("can could may might must should will would".split())
 
 
 def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: set[int]) -> str | None:
@@ -913,12 +913,16 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     the subject ('source'); "Which kinase does X activate" and "Which kinase is activated by X" the
     object ('target'); None when the question is worded otherwise."""
     after = [(start, word.casefold()) for start, _end, word in tokens if start >= wh_end]
+    if after[:1] and after[0][1] in MODAL_WORDS:
+        if len(after) < 2 or after[1][1] not in BE_WORDS | {"be"} and after[1][0] not in cue_starts:
+            return "target"  # "Which kinase can X phosphorylate?": the modal stands where "does" would
+        after = after[1:]  # "Which kinase can phosphorylate X?", "... can be activated by X?"
     if not after:
         return None
     start, word = after[0]
     if word in DO_WORDS:
         return "target"
-    if word in BE_WORDS:
+    if word in BE_WORDS | {"be"}:
         passive = len(after) > 2 and after[1][0] in cue_starts and after[2][1] == "by"
         return "target" if passive else None
     return "source" if start in cue_starts else None
@@ -1117,6 +1121,7 @@ class ExtractiveAnswer:
 
 KIND_SAID_WEIGHT = 1.0  # an answer the text calls the asked kind outranks one only typed as it
 COPULAS = frozenset("is are was were a an the as".split())
+QUANTITY_PREFIXES = frozenset(data_lines("quantity_prefixes.txt"))
 NAMING_PHRASES = tuple(tuple(line.split()) for line in data_lines("naming_words.txt"))
 
 
@@ -1381,7 +1386,8 @@ def _calls(
         else [i for i in range(len(sentence_words) - n + 1) if sentence_words[i : i + n] == name_words]
     )
     for i in places:
-        before = sentence_words[max(0, i - 1) : i]
+        # "the receptor X", not "multi-strain X" (a count of strains modifying another noun)
+        before = sentence_words[max(0, i - 1) : i] if i < 2 or sentence_words[i - 2] not in QUANTITY_PREFIXES else []
         for naming in NAMING_PHRASES:  # "a protein called MAM": the noun before the naming words
             if i > len(naming) and sentence_words[i - len(naming) : i] == list(naming):
                 before = sentence_words[i - len(naming) - 1 : i - len(naming)]
@@ -1408,6 +1414,43 @@ def _calls(
         if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
             return True
     return False
+
+
+BESIDE_WORDS = ("with", "besides", "alongside", "plus", "and", "or")  # "given with X": the list beside X answers
+# between two list items: ", ", " or ", ", and " and up to two modifiers of the second
+LIST_GAP = r"(?:\s*,\s*|\s+(?:or|and|and/or)\s+|\s*,\s*(?:or|and)\s+)(?:[\w\-]+\s+){0,2}"
+
+
+def _listed_with(graph: ContextGraph, position: int, a: str, b: str) -> bool:
+    """Whether the sentence at ``position`` writes ``a`` and ``b`` as items of one list ("after
+    supplementation with Bifidobacterium breve or multi-strain Lactobacillus products"): alternatives
+    side by side, which says nothing of one about the other."""
+    text = graph.sentences[position].text
+
+    def written(key: str) -> str:
+        return r"[\s\-]?".join(re.escape(w) for w in words(key))
+
+    return any(
+        re.search(rf"(?i)\b{written(x)}\b{LIST_GAP}{written(y)}\b", text) is not None for x, y in ((a, b), (b, a))
+    )
+
+
+def _asked_beside(q: QuestionParts, anchor: str) -> bool:
+    """Whether the question asks for what goes with ``anchor`` ("Which bacterium was given with
+    X?"): an answer listed beside it is then what it asks."""
+    name = re.escape(q.anchor_names[anchor])
+    return re.search(rf"(?i)\b(?:{'|'.join(BESIDE_WORDS)})\s+(?:the\s+)?{name}\b", q.text) is not None
+
+
+def _only_listed_with(graph: ContextGraph, chain: Chain, anchor: str) -> bool:
+    """Whether every sentence of a one-hop chain that names ``anchor`` writes it and the answer as
+    items of one list, relating the two by nothing else."""
+    naming = [p for p in chain.positions if anchor in graph.sentences[p].entities]
+    return bool(naming) and all(
+        _listed_with(graph, p, anchor, chain.candidate)
+        and not graph.sentences[p].relations.get(frozenset((anchor, chain.candidate)))
+        for p in naming
+    )
 
 
 def _hop_negated(sentence: ContextSentence, a: str, b: str) -> bool:
@@ -1793,6 +1836,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
         return "the text states the relation as negated"
+    if chain.bridge is None and any(_only_listed_with(graph, chain, a) and not _asked_beside(q, a) for a in q.required):
+        return "the sentence lists the answer beside what the question names, as an alternative to it"
     if chain.reversed:
         return "the text states the relation the other way round"
     if (
@@ -1844,8 +1889,13 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     nouns_written = _nouns_outside_names(graph, chain.positions) if nouns and chain.bridge is None else set()
     # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
     # never the answer itself spelled out
-    beside = (
-        {e for p in chain.positions for e in graph.sentences[p].entities}
+    beside = (  # in a sentence with what the question names: the thing is described by it
+        {
+            e
+            for p in chain.positions
+            if any(_in_sentence(graph.sentences[p], a) for a in q.anchors)
+            for e in graph.sentences[p].entities
+        }
         - {chain.candidate, *_other_forms(graph, chain.candidate, chain.positions)}
         if nouns and chain.bridge is None
         else {chain.bridge}
@@ -1942,6 +1992,27 @@ def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
     ]
 
 
+def _tied_elsewhere(q: QuestionParts, graph: ContextGraph, chains: list[Chain]) -> list[str]:
+    """Other answers that other sentences give exactly as well as the best chain's, each passing
+    every check ("AMPK phosphorylates TSC2", "AMPK phosphorylates ULK1" for "Which protein does
+    AMPK phosphorylate?"): nothing the question says picks one of them."""
+    best = chains[0]
+    rivals: list[str] = []
+    for c in chains[1:]:
+        if c.score < best.score - TIE_MARGIN:
+            break  # best first
+        if (
+            # another answering sentence: ties within the best chain's own are _tied's (and the gloss's)
+            graph.sentences[c.positions[-1]].text != graph.sentences[best.positions[-1]].text
+            and c.candidate not in rivals
+            and c.candidate != best.candidate
+            and not _same_thing(graph, c.candidate, best.candidate, (*best.positions, *c.positions))
+            and not _verdict(q, graph, c)
+        ):
+            rivals.append(c.candidate)
+    return rivals
+
+
 def _glossed(graph: ContextGraph, key: str, bridge: str, position: int) -> bool:
     """Whether the sentence at ``position`` glosses entity ``key`` in brackets by the bridge:
     "daf-15 (the worm Raptor gene)" is Raptor's counterpart, "let-363 (the worm TOR gene)" is not."""
@@ -1990,6 +2061,8 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
             if len(glossed) == 1:
                 best, rivals = glossed[0], []
                 why = _verdict(q, graph, best)
+        if not rivals:  # as good an answer from other sentences, passing every check too
+            rivals = _tied_elsewhere(q, graph, chains)
         if rivals:
             names = ", ".join(graph.names.get(k, k) for k in [best.candidate, *rivals][:4])
             why = f"the connecting sentences answer equally well with {names}: nothing in the question picks one"
