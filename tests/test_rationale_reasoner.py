@@ -827,3 +827,34 @@ def test_two_sentences_answering_equally_well_leave_the_answer_open():
     both = [context[0] + " LKB1 phosphorylates SIK1 in adipocytes."]
     answer = reason(question, both)
     assert not answer.supported and "MARK2, SIK1" in answer.answer, answer.answer
+
+
+def test_a_sentence_opening_on_the_answer_of_the_asked_kind_needs_only_half_the_words():
+    context = [
+        "The HOLBAEK study of older adults in Denmark found that the make-up of the microbiota differed between "
+        "people living in the community and people living in residential care."
+    ]
+    # no verb of the lexicon, nor the question's own ("compared"): the sentence opening on the study
+    # says what it did, with most of the question's other words
+    question = "Name the Danish study that compared the gut bacteria of older people living at home with those of {}."
+    assert named_answer(question.format("people in residential care"), context) == "HOLBAEK"
+    # the question's own words, most of them missing, still leave it unanswered
+    assert (
+        named_answer(question.format("infants in day nurseries").replace("older people living", "infants"), context)
+        is None
+    )
+
+
+def test_two_required_names_in_one_sentence_pin_the_question_down():
+    context = ["Sorafenib (BAY 43-9006) inhibits RAF1 and VEGFR2. Sorafenib is taken twice a day."]
+    assert named_answer("Which cancer drug blocks RAF1 and VEGFR2 but causes sore hands and feet?", context) == (
+        "Sorafenib"
+    )
+    # one name only: the other words must be there
+    assert named_answer("Which cancer drug blocks RAF1 but causes sore hands and feet?", context) is None
+
+
+def test_a_past_verb_before_a_clause_ends_the_wh_phrase():
+    q = read_question("What blood test algorithm showed that fasting slowed the decline of kidney function?")
+    assert q.wh_noun == "algorithm", q.wh_noun
+    assert read_question("Which protein encoded by FOXO3 binds DNA?").wh_noun == "protein"

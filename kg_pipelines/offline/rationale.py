@@ -117,6 +117,8 @@ MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported 
 # a sentence holding this share of them, and calling its answer the kind asked ("The ELDERMET study
 # of older adults in Ireland found ..."), says what the question asks though no verb relates the two
 STRONG_WORD_SHARE = 0.8
+PINNING_NAMES = 2  # required names one answering sentence writes that pin the question down
+PINNED_WORD_SHARE = 0.2  # the word share such a sentence needs
 TYPE_WINDOW_WORDS = 6  # a type noun this close to a name describes it ("the nuclear receptor PPAR-alpha")
 NO_ANSWER = "The graph does not support an answer to this question."
 
@@ -559,6 +561,13 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 or low in WH_PHRASE_ENDS
                 or j - phrase_start > WH_PHRASE_WORDS
                 or "," in question[tokens[j - 1][1] : start]  # "which tumour suppressor, thereby ..."
+                or (  # "What DNA methylation algorithm showed that ...": a past verb before a clause
+                    j > phrase_start + 1
+                    and low.endswith("ed")
+                    and len(low) > 4
+                    and j + 1 < len(tokens)
+                    and tokens[j + 1][2].casefold() in ARTICLES | PREPOSITIONS | {"that"}
+                )
             ):
                 break
             if noun_form(low) in nouns:
@@ -1856,7 +1865,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and chain.unrelated_hops == (1 if chain.bridge is None else 2)
         and not q.relations
         and not (chain.phrase_stated and (chain.bridge is None or _phrase_between(q, graph, chain)))
-        and not (chain.bridge is None and chain.kind_said and chain.word_count_share >= STRONG_WORD_SHARE)
+        and not (chain.bridge is None and chain.word_count_share >= _share_needed(graph, chain))
     ):
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
@@ -1907,7 +1916,12 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if not any(_is_kind(graph, a, noun, kinds) for a in [*q.anchors, *beside]):
             written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
-    if chain.word_count_share < MIN_WORD_SHARE:
+    pinned = chain.bridge is None and len([a for a in q.required if a in chain.anchors_hit]) >= PINNING_NAMES
+    # one sentence writing two or more of the names the question requires, and the answer of the
+    # asked kind, is pinned down by them: the rest of the question may be in other words
+    # ("Navitoclax (ABT-263) inhibits BCL-2 and BCL-xL" for "Which senolytic drug inhibits BCL-2 and
+    # BCL-xL but causes low platelet counts?")
+    if chain.word_count_share < (PINNED_WORD_SHARE if pinned else MIN_WORD_SHARE):
         return "the connecting sentences leave much of the question unanswered"
     return ""
 
@@ -1990,6 +2004,17 @@ def _tied(graph: ContextGraph, chains: list[Chain]) -> list[str]:
         and c.candidate != best.candidate
         and not _same_thing(graph, c.candidate, best.candidate, best.positions)
     ]
+
+
+def _share_needed(graph: ContextGraph, chain: Chain) -> float:
+    """The word share a one-hop answer of the asked kind needs when the question's verb is none the
+    lexicon knows: half the question's words when its sentence opens on the answer and says what it
+    did ("The ELDERMET study of older adults in Ireland found that ...", "Clive McCay and colleagues
+    reported in 1935 that ..."), most of them when the text calls it the asked kind, else more than
+    all (a sentence that only names both ends together does not answer)."""
+    if chain.kind_ok and any(_active_subject(graph, p, chain.candidate) for p in chain.positions[:1]):
+        return MIN_WORD_SHARE
+    return STRONG_WORD_SHARE if chain.kind_said else math.inf
 
 
 def _tied_elsewhere(q: QuestionParts, graph: ContextGraph, chains: list[Chain]) -> list[str]:
