@@ -923,7 +923,7 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     object ('target'); None when the question is worded otherwise."""
     after = [(start, word.casefold()) for start, _end, word in tokens if start >= wh_end]
     if after[:1] and after[0][1] in MODAL_WORDS:
-        if len(after) < 2 or after[1][1] not in BE_WORDS | {"be"} and after[1][0] not in cue_starts:
+        if len(after) < 2 or (after[1][1] not in BE_WORDS | {"be"} and after[1][0] not in cue_starts):
             return "target"  # "Which kinase can X phosphorylate?": the modal stands where "does" would
         after = after[1:]  # "Which kinase can phosphorylate X?", "... can be activated by X?"
     if not after:
