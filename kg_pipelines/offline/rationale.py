@@ -914,6 +914,7 @@ def _in_setting(tokens: list[tuple[int, int, str]], key: str) -> bool:
 
 DO_WORDS = frozenset("does do did".split())
 BE_WORDS = frozenset("is are was were".split())
+BE_AFTER_WH = BE_WORDS | {"be"}  # "Which kinase is ...", "Which kinase can be ..." (after a modal)
 MODAL_WORDS = frozenset("can could may might must should will would".split())
 
 
@@ -923,7 +924,7 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     object ('target'); None when the question is worded otherwise."""
     after = [(start, word.casefold()) for start, _end, word in tokens if start >= wh_end]
     if after[:1] and after[0][1] in MODAL_WORDS:
-        if len(after) < 2 or (after[1][1] not in BE_WORDS | {"be"} and after[1][0] not in cue_starts):
+        if len(after) < 2 or (after[1][1] not in BE_AFTER_WH and after[1][0] not in cue_starts):
             return "target"  # "Which kinase can X phosphorylate?": the modal stands where "does" would
         after = after[1:]  # "Which kinase can phosphorylate X?", "... can be activated by X?"
     if not after:
@@ -931,7 +932,7 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     start, word = after[0]
     if word in DO_WORDS:
         return "target"
-    if word in BE_WORDS | {"be"}:
+    if word in BE_AFTER_WH:
         passive = len(after) > 2 and after[1][0] in cue_starts and after[2][1] == "by"
         return "target" if passive else None
     return "source" if start in cue_starts else None
@@ -1435,13 +1436,16 @@ def _listed_with(graph: ContextGraph, position: int, a: str, b: str) -> bool:
     supplementation with Bifidobacterium breve or multi-strain Lactobacillus products"): alternatives
     side by side, which says nothing of one about the other."""
     text = graph.sentences[position].text
-
-    def written(key: str) -> str:
-        return r"[\s\-]?".join(re.escape(w) for w in words(key))
-
     return any(
-        re.search(rf"(?i)\b{written(x)}\b{LIST_GAP}{written(y)}\b", text) is not None for x, y in ((a, b), (b, a))
+        re.search(rf"(?i)\b{_written_pattern(x)}\b{LIST_GAP}{_written_pattern(y)}\b", text) is not None
+        for x, y in ((a, b), (b, a))
     )
+
+
+def _written_pattern(key: str) -> str:
+    """A regex for entity key ``key`` as a text writes it: its words, with a space, a hyphen or
+    nothing between ("daf 15" matches "daf-15")."""
+    return r"[\s\-]?".join(re.escape(w) for w in words(key))
 
 
 def _asked_beside(q: QuestionParts, anchor: str) -> bool:
@@ -2041,7 +2045,7 @@ def _tied_elsewhere(q: QuestionParts, graph: ContextGraph, chains: list[Chain]) 
 def _glossed(graph: ContextGraph, key: str, bridge: str, position: int) -> bool:
     """Whether the sentence at ``position`` glosses entity ``key`` in brackets by the bridge:
     "daf-15 (the worm Raptor gene)" is Raptor's counterpart, "let-363 (the worm TOR gene)" is not."""
-    written = r"[\s\-]?".join(re.escape(w) for w in words(key))
+    written = _written_pattern(key)
     return any(
         _mentions(node_key(m.group(1)), bridge)
         for m in re.finditer(rf"(?i)\b{written}\s*\(([^()]*)\)", graph.sentences[position].text)
