@@ -258,3 +258,13 @@ def test_one_capital_and_a_symbol_joined_by_a_slash_are_one_protein():
     assert found.get("C/EBPbeta") in {"gene", "protein"}, found
     strain = typed("In senescent fibroblasts, IL6 gene expression rose after infection with influenza A/H1N1.")
     assert not any("/" in name for name in strain), strain  # a strain, not a protein
+
+
+def test_a_name_a_team_is_led_by_is_a_persons():
+    # "Jaakko" is in no list of given names: "led by" says who it is
+    assert typed("The investigators, led by Jaakko Kaprio, enrolled about 5,000 twin pairs.")["Jaakko Kaprio"] == (
+        "person"
+    )
+    assert typed("The twin cohort was headed by Jaakko Kaprio.")["Jaakko Kaprio"] == "person"
+    # an institution that leads a trial is none
+    assert typed("The trial was led by Cleveland Clinic.").get("Cleveland Clinic") != "person"

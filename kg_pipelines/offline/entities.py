@@ -167,6 +167,8 @@ _RESEARCHER_AFTER = re.compile(
     r"|(?:received|won|shared|was\s+awarded)\s+(?:the\s+|an?\s+)?(?:\d{4}\s+)?(?:[A-Z][\w'’-]*\s+){0,3}(?:Prize|Medal)\b)"
 )
 _PERSON_VERBS = word_set("person_verbs.txt")
+# "the investigators, led by Nir Barzilai, ...": a name a group is led by is a person's
+_LED_BY = re.compile(r"\b(?:" + "|".join(sorted(word_set("leading_verbs.txt"))) + r")\s+by\s+$", re.IGNORECASE)
 _ADVERBS_BEFORE_VERB = frozenset({"also", "later", "then", "once", "never", "reportedly", "famously", "subsequently"})
 _PHRASE_END = frozenset(
     "of in from that which who whose where when based located by for with about on at to as after during since "
@@ -1135,6 +1137,15 @@ class _Recogniser:
         if len(words) >= 2 and len(first) == 1 and _is_cap(last):
             return ("person",), 2  # "J. R. R. Tolkien", "T. S. Eliot"
         if (
+            2 <= len(words) <= 3
+            and all(_is_cap(w) for w in words)
+            and not any(
+                _singular(w).lower() in lx.ORG_WORDS | voc.ORGANIZATION_NOUNS or w in lx.LOCATION_LAST for w in words
+            )
+            and _LED_BY.search(text, max(0, toks[start].start - 20), toks[start].start)
+        ):
+            return ("person",), 2  # "a team led by Nir Barzilai"
+        if (
             len(words) >= 2
             and first in voc.GIVEN_NAMES
             and not any(w in lx.ORG_WORDS for w in words)
@@ -2020,10 +2031,13 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         for m, key in items:
             clauses.setdefault(key, set()).add(bisect_left(starts, m.start + 1))
         clauses[items[0][1]] |= taken_up  # "X ..., but it causes Y": a pronoun takes up the first entity
-        for p, q in _pairs(a, text, firsts, setting_keys)[:MAX_PAIRS_PER_SENTENCE]:
+        # pairs written in different clauses only are none: neither states anything of the other
+        # (dropped before the cap, so "A and B activate C and D, and E activates F" keeps E -> F)
+        pairs = [
+            (p, q) for p, q in _pairs(a, text, firsts, setting_keys) if clauses[firsts[p][1]] & clauses[firsts[q][1]]
+        ]
+        for p, q in pairs[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
-            if not clauses[ks] & clauses[kt]:
-                continue  # written in different clauses only: neither states anything of the other
             earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
             if earlier is not None and _states(relations[earlier]):
                 continue
