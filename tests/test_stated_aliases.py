@@ -103,6 +103,9 @@ def test_cue_phrases_state_aliases_and_which_name_is_current():
     assert pairs("Acetylsalicylic acid (also known as aspirin) inhibits COX-1.") == [
         ("Acetylsalicylic acid", "aspirin", CUE)
     ]
+    assert pairs("It leads to chronic sleep loss, often called sleep debt.") == [
+        ("It leads to chronic sleep loss", "sleep debt", CUE)
+    ]
     assert pairs("The Orion 5 handset, also called the O5 Pro, sold well.") == [
         ("The Orion 5 handset", "the O5 Pro", CUE)
     ]
