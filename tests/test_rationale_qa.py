@@ -415,3 +415,27 @@ def test_a_word_written_as_a_name_that_no_entity_has_finds_the_chunks_writing_it
     assert index.linked_chunks("Which Dutch microbiologist is the genus named after?", "longevity") == (names, [])
     # a word no chunk writes restricts nothing, and the question is still searched
     assert "Finnish" not in index.linked_chunks("Which Finnish microbiologist named it?", "microbiome")[0]
+
+
+def test_a_gathered_chunk_goes_on_from_the_chunk_before_it_in_its_document():
+    import pyarrow as pa
+
+    from kg_pipelines.retrieval.rationale_qa import ContextChunk, _chunk_previous, _follows
+
+    class Snapshot:
+        chunks = pa.table(
+            {
+                "chunk_id": ["b2", "a1", "b1", "b3"],
+                "document_id": ["b", "a", "b", "b"],
+                "seq": [2, 1, 1, 3],
+            }
+        )
+
+    previous = _chunk_previous(Snapshot())
+    assert previous == {"b2": "b1", "b3": "b2"}
+
+    def chunk(chunk_id: str) -> ContextChunk:
+        return ContextChunk(chunk_id, chunk_id[0], "c", None, "text", "q", 0.5, 1)
+
+    # b3 follows b2 (gathered before it), b2 follows b1 (not gathered), a1 follows nothing
+    assert _follows([chunk("b3"), chunk("a1"), chunk("b2")], previous) == {0: 2}

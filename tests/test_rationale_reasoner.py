@@ -22,7 +22,9 @@ from kg_pipelines.offline.rationale import (
     _same_symbol,
     _spelled_out,
     _verdict,
+    _wrong_role,
     build_context_graph,
+    propose_sub_questions,
     read_question,
     reason,
     relation_by_meaning,
@@ -854,7 +856,108 @@ def test_two_required_names_in_one_sentence_pin_the_question_down():
     assert named_answer("Which cancer drug blocks RAF1 but causes sore hands and feet?", context) is None
 
 
-def test_a_past_verb_before_a_clause_ends_the_wh_phrase():
+def test_a_verb_before_a_clause_or_an_object_ends_the_wh_phrase():
     q = read_question("What blood test algorithm showed that fasting slowed the decline of kidney function?")
     assert q.wh_noun == "algorithm", q.wh_noun
     assert read_question("Which protein encoded by FOXO3 binds DNA?").wh_noun == "protein"
+    # a present verb before its object's article ends it too; a plural before a verb does not
+    assert read_question("What skin side effect limits the use of isotretinoin?").wh_noun == "effect"
+    assert read_question("What side effects does isotretinoin cause?").wh_noun == "effect"
+
+
+ANTIFUNGALS = (
+    "## {heading}\n\n"
+    "- Itraconazole inhibits CYP51 and P-glycoprotein. Itraconazole can cause heart failure in older patients.\n"
+    "- Terbinafine inhibits squalene epoxidase and is taken for nail infections.\n"
+)
+
+
+def test_a_list_items_subject_is_of_the_kind_its_section_heading_names():
+    question = "Which antifungal blocks CYP51 and P-glycoprotein?"
+    assert named_answer(question, [ANTIFUNGALS.format(heading="Antifungal drugs")]) == "Itraconazole"
+    # a heading naming another kind calls it nothing
+    assert named_answer(question, [ANTIFUNGALS.format(heading="Drugs studied in older adults")]) is None
+
+
+def test_a_passage_goes_on_from_the_chunk_before_it_in_its_document():
+    first, second = ANTIFUNGALS.format(heading="Antifungal drugs").split(" Itraconazole can")
+    context = [second.join(["Itraconazole can", ""]).strip(), first]  # gathered in the other order
+    question = "Which antifungal that blocks CYP51 can weaken the heart and cause heart failure in the old?"
+    assert named_answer(question, context) is None  # the item's second sentence stands alone
+    found = reason(question, context, follows={0: 1})
+    assert found.supported and found.answer_entity == "Itraconazole", found.answer
+
+
+def test_a_noun_phrase_after_the_wh_phrase_describes_the_answer():
+    question = "Which antifungal drug, an inhibitor of CYP51 and P-glycoprotein, can cause heart failure?"
+    assert read_question(question).bridge_nouns == []
+    assert named_answer(question, [ANTIFUNGALS.format(heading="Antifungal drugs")]) == "Itraconazole"
+    # a noun phrase after a verb still describes another thing
+    assert read_question("Which drug blocks an enzyme, the inhibitor of CYP51?").bridge_nouns
+
+
+STRESS = [
+    "Repeated activation of the HPA axis raises cortisol and contributes to chronic systemic inflammation, "
+    "often called allostatic load.",
+    "Bruce McEwen and colleagues named this burden allostatic load in 1993, and allostatic load predicts "
+    "cardiovascular disease in older adults.",
+]
+STRESS_NAMES = ["allostatic load", "Bruce McEwen", "cortisol"]  # the graph's names, as the loop passes them
+
+
+def test_a_name_the_text_states_for_what_the_question_names_is_looked_up_and_followed():
+    question = "Who named the chronic systemic inflammation to which repeated activation of the HPA axis contributes?"
+    asked = propose_sub_questions(question, STRESS[:1], [], 3, known_names=STRESS_NAMES)
+    assert asked[0] == question.replace("chronic systemic inflammation", "allostatic load"), asked
+    found = reason(question, STRESS, known_names=STRESS_NAMES)
+    assert found.supported and found.answer_entity == "Bruce McEwen", found.answer
+    # named beside it, not as its other name: the burden McEwen named is another thing
+    listed = [STRESS[0].replace(", often called allostatic load", " and to allostatic load"), STRESS[1]]
+    assert question.replace("chronic systemic inflammation", "allostatic load") not in propose_sub_questions(
+        question, listed[:1], [], 3, known_names=STRESS_NAMES
+    )
+    assert not reason(question, listed, known_names=STRESS_NAMES).supported
+
+
+def test_who_leads_the_team_behind_a_study_is_the_person_it_is_led_by():
+    context = [
+        "The FinnTwin16 study followed twins born in Finland in the late 1970s. The investigators, led by "
+        "Jaakko Kaprio, enrolled about 5,000 twin pairs at the age of 16."
+    ]
+    assert named_answer("Who heads the team of investigators behind the FinnTwin16 study?", context) == (
+        "Jaakko Kaprio"
+    )
+    # what the team did is asked, not who leads it
+    assert named_answer("Who funds the team of investigators behind the FinnTwin16 study?", context) is None
+
+
+def test_the_thing_a_later_clause_describes_is_neither_the_answer_nor_the_way_to_another():
+    context = [
+        "In quiescent cells, the CDKN1B locus produces p27Kip1, which inhibits CDK2. "
+        "In the FUCCI-K mouse, a fluorescent reporter gene is expressed from the p27Kip1 promoter."
+    ]
+    graph = build_context_graph(context)
+    q = read_question("Which kinase is blocked by the protein that the CDKN1B locus produces?", graph)
+    chains = _chains(q, graph)
+    # p27Kip1 is the protein the CDKN1B locus produces: the thing described, not the kinase asked
+    described = next(c for c in chains if c.candidate == "p27kip1" and c.bridge is None)
+    assert "describes" in _wrong_role(q, graph, described)
+    # through p27Kip1 to what the second sentence expresses: the first sentence says what it blocks
+    onward = [c for c in chains if c.bridge == "p27kip1"]
+    assert onward and all("another answer" in _verdict(q, graph, c) for c in onward)
+    assert _wrong_role(q, graph, next(c for c in chains if c.candidate == "cdk2" and c.bridge is None)) == ""
+
+
+def test_a_gloss_in_brackets_by_the_bridge_relates_the_answer_to_it():
+    context = [
+        "The BORC complex contains the adaptor protein Myrlysin, together with Lyspersin and Diaskedin.",
+        "In the nematode C. elegans, loss of sam-4 (the worm Myrlysin gene) or blos-1 (the worm BLOC1S1 gene) "
+        "mislocalises lysosomes in neurons.",
+    ]
+    known = ["Myrlysin", "BORC", "sam-4", "blos-1", "BLOC1S1"]  # the graph's names, as the loop passes them
+    question = "Which worm gene encodes the counterpart of the adaptor protein of the BORC complex?"
+    found = reason(question, context, known_names=known)
+    assert found.supported and found.answer_entity == "sam-4", found.answer
+    # listed beside the bridge without the gloss, the gene is no counterpart of it
+    plain = [context[0], context[1].replace(" (the worm Myrlysin gene)", "").replace(" (the worm BLOC1S1 gene)", "")]
+    assert not reason(question, plain, known_names=known).supported

@@ -41,12 +41,14 @@ _POSSESSIVE = ("'s", "’s")
 
 STOP_WORDS = frozenset(
     """
-    a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each either few for from further
+    a about above across after again against all along also am amid among an and any are around as at be
+    because been before behind being below beneath beside besides between beyond both but by can could did
+    do does doing down during each either few for from further
     had has have having he her here hers herself him himself his how however i if in into is it its itself
     just may me might more most much must my myself neither no nor not now of off on once only or other
     our ours ourselves out over own per same shall she should so some such than that the their theirs
-    them themselves then there these they this those through thus to too under until up upon us very via
+    them themselves then there these they this those through throughout thus to too toward towards under
+    until up upon us very via
     was we were what when where whether which while who whom whose why will with within without would
     yet you your yours yourself yourselves
     """.split()

@@ -264,6 +264,10 @@ class ContextSentence:
     # it opens on an article and a lower-case word ("A later analysis found ...", "The investigators,
     # led by ..."): it goes on about the sentence before it in its passage (see ``_continued``)
     continues: bool = False
+    # the noun forms of the words of the section heading above it, when it opens an item of a
+    # bulleted list ("## Senolytic drugs" over "- Navitoclax (ABT-263) inhibits ..."): the kind of
+    # thing the list lists, which its item's subject is (see ``_listed_as``)
+    listed_under: frozenset[str] = frozenset()
 
     @property
     def relation_classes(self) -> set[str]:
@@ -280,9 +284,28 @@ class ContextGraph:
     # entity key -> the description the graph holds for it (its node's sentence, from any document):
     # what the graph already knows an entity is ("Spermidine is a natural polyamine ...")
     descriptions: dict[str, str] = field(default_factory=dict)
+    # position of a passage's first sentence -> the last sentence of the passage it follows in its
+    # document (consecutive chunks of one document: a list item cut by a chunk boundary goes on)
+    joined: dict[int, int] = field(default_factory=dict)
 
     def idf(self, s: str) -> float:
         return math.log(1 + len(self.sentences) / (1 + self.stem_df.get(s, 0)))
+
+    def before(self, position: int) -> int | None:
+        """The sentence the text writes right before the one at ``position`` (None at a passage's
+        start, unless the passage follows another of the context)."""
+        if position in self.joined:
+            return self.joined[position]
+        if position > 0 and self.sentences[position - 1].passage == self.sentences[position].passage:
+            return position - 1
+        return None
+
+    def after(self, position: int) -> int | None:
+        """The sentence the text writes right after the one at ``position`` (see ``before``)."""
+        nxt = position + 1
+        if nxt < len(self.sentences) and self.sentences[nxt].passage == self.sentences[position].passage:
+            return nxt
+        return next((first for first, last in self.joined.items() if last == position), None)
 
 
 def number_sentences(context: list[str]) -> list[tuple[str, int, str]]:
@@ -323,12 +346,30 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
 
 
 ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
+LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a bulleted or numbered list item's first sentence
 CONTINUING_OPENERS = tuple(line.split() for line in data_lines("continuing_openers.txt"))
 
 
+def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str], bool]:
+    """(``referred``, ``continues``) of a sentence written right after ``before``."""
+    if before is None:
+        return frozenset(), False
+    text_words = words(text)
+    refers = any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
+    continues = (
+        len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower()
+    ) or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
+    return (before.stems if refers else frozenset()), continues
+
+
 def build_context_graph(
-    context: list[str], known_names: Iterable[str] = (), descriptions: Mapping[str, str] | None = None
+    context: list[str],
+    known_names: Iterable[str] = (),
+    descriptions: Mapping[str, str] | None = None,
+    follows: Mapping[int, int] | None = None,
 ) -> ContextGraph:
+    """The context's sentences, entities and relations; ``follows``: passage index -> the index of
+    the passage it continues in its document (the chunk right before it)."""
     from kg_pipelines.offline.entities import analyze, extract
 
     sentences: list[ContextSentence] = []
@@ -360,19 +401,17 @@ def build_context_graph(
             if set(r.keywords) & verb_tags():
                 directed.setdefault(r.sent, {})[ends] = tuple(r.keywords)
         n = 0
+        heading: frozenset[str] = frozenset()
         for i, clean in enumerate(a.clean):
+            if a.headings[i]:
+                heading = frozenset(noun_form(w) for w in words(clean) if _content_word(w))
             if a.headings[i] or len(clean.strip()) < 2:
                 continue
             n += 1
             text = clean.strip()
             key = node_key(text)
-            before = sentences[-1] if n > 1 else None
+            referred, continues = _goes_on(sentences[-1] if n > 1 else None, text)
             text_words = words(text)
-            refers = before is not None and any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
-            continues = before is not None and (
-                (len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower())
-                or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
-            )
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
                 if name_key not in entities and _mentions(key, name_key):
@@ -388,8 +427,9 @@ def build_context_graph(
                     relations=relations.get(i, {}),
                     written=surfaces.get(i, {}),
                     directed=directed.get(i, {}),
-                    referred=before.stems if refers else frozenset(),
+                    referred=referred,
                     continues=continues,
+                    listed_under=heading if LIST_ITEM.match(a.sentences[i].text) else frozenset(),
                 )
             )
     for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
@@ -405,7 +445,15 @@ def build_context_graph(
         for st in s.stems:
             stem_df[st] = stem_df.get(st, 0) + 1
     described = {node_key(n): d for n, d in (descriptions or {}).items() if d and node_key(n) in by_entity}
-    return ContextGraph(sentences, types, names, by_entity, stem_df, described)
+    joined: dict[int, int] = {}
+    for p, p0 in (follows or {}).items():
+        first = next((i for i, s in enumerate(sentences) if s.passage == p), None)
+        last = max((i for i, s in enumerate(sentences) if s.passage == p0), default=None)
+        if first is not None and last is not None and p != p0:
+            joined[first] = last
+            referred, continues = _goes_on(sentences[last], sentences[first].text)
+            sentences[first] = replace(sentences[first], referred=referred, continues=continues)
+    return ContextGraph(sentences, types, names, by_entity, stem_df, described, joined)
 
 
 # -- the question ---------------------------------------------------------------------------------
@@ -525,6 +573,9 @@ def _starts(text_key: str, key: str) -> list[int]:
     return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(key) + r"(?!\w)", text_key)]
 
 
+APPOSITION = re.compile(r"\s*,\s*(?:a|an|the)\s[^,;?]*,")  # ", an inhibitor of X and Y," after the wh-phrase
+
+
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
@@ -567,6 +618,15 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                     and len(low) > 4
                     and j + 1 < len(tokens)
                     and tokens[j + 1][2].casefold() in ARTICLES | PREPOSITIONS | {"that"}
+                )
+                or (  # "What platelet-related side effect limits the use of ...": a present verb
+                    # before its object's article (a plural noun is not followed by one)
+                    j > phrase_start + 1
+                    and low.endswith("s")
+                    and not low.endswith(("ss", "us", "is"))
+                    and len(low) > 3
+                    and j + 1 < len(tokens)
+                    and tokens[j + 1][2].casefold() in ARTICLES
                 )
             ):
                 break
@@ -667,9 +727,26 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # nuclear receptor PPAR-alpha"), one standing apart describes a thing the question does not name
     anchor_tokens = {i for i, (_s, _e, w) in enumerate(tokens) if stem(w.casefold()) in anchor_words}
     bridge_nouns = []
+    # "Which senolytic drug, an inhibitor of BCL-2 and BCL-xL, removed ...": a noun phrase set off
+    # by commas right after the wh-phrase says what the answer is; its head (up to a preposition or
+    # a relative word: not "the scaffold protein" of "the counterpart of the scaffold protein that
+    # ...") describes no other thing
+    apposition = APPOSITION.match(question, wh_end) if wh_end else None
+    head_end = -1
+    if apposition is not None:
+        head_end = next(
+            (
+                s
+                for s, _e, w in tokens
+                if apposition.start() < s < apposition.end() and w.casefold() in PREPOSITIONS | OBJECT_ENDS
+            ),
+            apposition.end(),
+        )
     for i, (start, _e, w) in enumerate(tokens):
         st = noun_form(w)
         if in_wh(start) or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
+            continue
+        if apposition is not None and apposition.start() <= start < head_end:
             continue
         if _name_like(w, start in openings):
             continue  # a capitalised noun is a word of a name ("Physiology or Medicine"), no kind
@@ -1129,6 +1206,7 @@ class ExtractiveAnswer:
     reason: str = ""  # why it is not supported (empty when it is)
 
 
+ENCODES = "encodes"  # the relation class a gloss "(the worm X gene)" states
 KIND_SAID_WEIGHT = 1.0  # an answer the text calls the asked kind outranks one only typed as it
 COPULAS = frozenset("is are was were a an the as".split())
 QUANTITY_PREFIXES = frozenset(data_lines("quantity_prefixes.txt"))
@@ -1177,7 +1255,7 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
         return True
     if any(_head(surface) == noun for surface in _surfaces(graph, key)):
         return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
-    if _described_as(graph, key, noun) is not None:
+    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun):
         return True
     description = graph.descriptions.get(key)
     if not description:
@@ -1337,6 +1415,49 @@ def _verb_tag(word: str) -> str | None:
     return None
 
 
+def _answered_before_the_bridge(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether a two-hop chain's first sentence already writes the question's main verb from the
+    bridge to another entity, and its last sentence does not write it ("the CDKN2A locus produces
+    p16INK4a, which inhibits CDK4" then "ATTAC is expressed from the p16INK4a promoter" for "Which
+    kinases are blocked by the protein that CDKN2A produces?": CDK4 is the one blocked)."""
+    after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
+    main = _verb_classes(q.text[after[0][0] : after[0][1]]) if after else frozenset()
+    if not main or len(chain.positions) < 2:
+        return False
+    first, last = graph.sentences[chain.positions[0]], graph.sentences[chain.positions[-1]]
+    elsewhere = any(
+        source == chain.bridge and target != chain.candidate and {_relation_of(t) for t in tags} & main
+        for (source, target), tags in first.directed.items()
+    )
+    last_tags = last.relations.get(frozenset((chain.bridge, chain.candidate)), ())
+    last_classes = {_relation_of(t) for t in last_tags} | (
+        set() if set(last_tags) & verb_tags() else set(_verb_classes(last.text))
+    )
+    return elsewhere and not main & last_classes
+
+
+def _is_the_described(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the one-hop answer is what the question's later clause describes ("Which kinases are
+    blocked by the protein that the CDKN2A locus produces?": "the CDKN2A locus produces p16INK4a,
+    which inhibits CDK4" makes p16INK4a the protein described, not a kinase blocked): a verb of a
+    clause after the question's main verb, which the sentence writes from an anchor to the answer,
+    while the answer does the main verb to another entity."""
+    after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
+    if len(after) < 2:
+        return False
+    main = _verb_classes(q.text[after[0][0] : after[0][1]])
+    described = _verb_classes(q.text[after[1][0] :]) - main
+
+    pairs = [
+        (source, target, {_relation_of(t) for t in tags})
+        for p in chain.positions
+        for (source, target), tags in graph.sentences[p].directed.items()
+    ]
+    made = any(s in chain.anchors_hit and t == chain.candidate and classes & described for s, t, classes in pairs)
+    acts = any(s == chain.candidate and classes & main for s, _t, classes in pairs)
+    return made and acts
+
+
 @functools.lru_cache(maxsize=1 << 12)
 def _verb_classes(text: str) -> frozenset[str]:
     """Relation classes of every relation verb ``text`` writes, whether or not the extractor paired
@@ -1380,6 +1501,15 @@ def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
         if _calls(sentence_words, name_words, noun, others, i):
             return position
     return None
+
+
+def _listed_as(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether entity ``key`` opens an item of a list whose section heading names ``noun`` ("##
+    Senolytic drugs" over "- Navitoclax (ABT-263) inhibits ..."): an item's subject is one of what
+    the list lists."""
+    return any(
+        i == 0 and noun in graph.sentences[position].listed_under for position, _words, i in _written_at(graph, key)
+    )
 
 
 def _calls(
@@ -1481,10 +1611,10 @@ def _in_sentence(sentence: ContextSentence, anchor: str) -> bool:
     return anchor in sentence.entities or _mentions(sentence.key, anchor)
 
 
-def _opens_on(graph: ContextGraph, position: int, beside: int, key: str) -> bool:
-    """Whether the sentence at ``position``, in the passage of the one at ``beside``, opens on entity
+def _opens_on(graph: ContextGraph, position: int | None, beside: int, key: str) -> bool:
+    """Whether the sentence at ``position``, the one at ``beside`` or next to it, opens on entity
     ``key`` as its subject (its first words, after an article, write its name)."""
-    if not 0 <= position < len(graph.sentences) or graph.sentences[position].passage != graph.sentences[beside].passage:
+    if position is None or position not in (beside, graph.before(beside), graph.after(beside)):
         return False
     if key not in graph.sentences[position].entities:
         return False
@@ -1497,7 +1627,7 @@ def _opens_on(graph: ContextGraph, position: int, beside: int, key: str) -> bool
 def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
     starts = {p for a in present for p in _anchor_positions(graph, a)}
-    starts = sorted(starts | {p + 1 for p in starts if p + 1 < len(graph.sentences) and _continued(graph, p + 1)})
+    starts = sorted(starts | {n for p in starts if (n := graph.after(p)) is not None and _continued(graph, n)})
     skip = set(q.anchors)
 
     def others(sentence: ContextSentence, exclude: set[str], exact: set[str] = frozenset()) -> list[str]:
@@ -1521,7 +1651,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             # the next or previous sentence goes on about the answer ("Dasatinib is a tyrosine kinase
             # inhibitor approved for ... . Dasatinib eliminates senescent preadipocytes"): one
             # answer described by both
-            chains += [Chain((p, p2), x, None) for p2 in (p - 1, p + 1) if _opens_on(graph, p2, p, x)]
+            chains += [
+                Chain((p, p2), x, None) for p2 in (graph.before(p), graph.after(p)) if _opens_on(graph, p2, p, x)
+            ]
             for p2 in graph.by_entity.get(x, ()):
                 if p2 == p:
                     continue
@@ -1588,6 +1720,10 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 for r in q.relations
                 if r not in stated and any(_writes(t, m) for m in q.relation_paraphrases.get(r, ()) for t in texts)
             }
+        if chain.bridge is not None and "gene" in _gloss_words(
+            graph, chain.candidate, chain.bridge, chain.positions[-1]
+        ):
+            stated.add(ENCODES)  # "daf-15 (the worm Raptor gene)": daf-15 encodes Raptor's counterpart
         for r, subject in q.relation_subjects.items():
             if r in stated and not any(
                 source == subject and r in {_relation_of(t) for t in tags}
@@ -1657,8 +1793,11 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             1
             for i, s in enumerate(sentences)
             if i + 1 < len(ends)
-            and any(
-                t != "co-occurrence" for t in s.relations.get(frozenset((ends[i], ends[i + 1])), ("co-occurrence",))
+            and (
+                any(
+                    t != "co-occurrence" for t in s.relations.get(frozenset((ends[i], ends[i + 1])), ("co-occurrence",))
+                )
+                or (i == 0 and _stated_alias(s, ends[0], ends[1]))  # "X, often called Y": Y is X
             )
         )
         chain.unrelated_hops = (len(ends) - 1) - related
@@ -1701,7 +1840,8 @@ def _names_the_kind(q: QuestionParts, key: str) -> bool:
 def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
     """The sentence before the one at ``position`` in its passage, when that one goes on about it
     (``ContextSentence.continues``)."""
-    return graph.sentences[position - 1] if graph.sentences[position].continues else None
+    before = graph.before(position)
+    return graph.sentences[before] if graph.sentences[position].continues and before is not None else None
 
 
 SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
@@ -1801,6 +1941,8 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
         return True  # of the kind, as the bridge or as the text spells it out ("fibroblast growth factor 19")
     if _named_without_number(q, graph, bridge):
         return True
+    if bridge in _aliases_of_anchors(q, graph, keys=True).values():
+        return True  # the text says it is a thing the question names, under another name
     said = [graph.sentences[p].stems for p in positions]
     description = graph.descriptions.get(bridge)
     if description:
@@ -1858,6 +2000,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and not chain.last_related
         and (q.answer_role is not None or not (chain.clause_stated or _bridge_described(q, graph, chain.bridge, False)))
         and not _phrase_between(q, graph, chain)
+        and not _glossed(graph, chain.candidate, chain.bridge, chain.positions[-1])  # "daf-15 (the worm Raptor gene)"
     ):
         # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
         # own verb; a sentence that only names the answer beside the bridge (a list) does not state it.
@@ -1877,6 +2020,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     unstated = [r for r in q.relations if r not in chain.relations_hit]
     if unstated:
         return f"no connecting sentence states the relation '{', '.join(unstated)}'"
+    if chain.bridge is not None and _answered_before_the_bridge(q, graph, chain):
+        return "the first sentence relates the bridge to another answer by the question's verb"
     if (q.wh_noun or q.wh_names) and not chain.kind_ok:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
@@ -2045,16 +2190,24 @@ def _tied_elsewhere(q: QuestionParts, graph: ContextGraph, chains: list[Chain]) 
 def _glossed(graph: ContextGraph, key: str, bridge: str, position: int) -> bool:
     """Whether the sentence at ``position`` glosses entity ``key`` in brackets by the bridge:
     "daf-15 (the worm Raptor gene)" is Raptor's counterpart, "let-363 (the worm TOR gene)" is not."""
+    return bool(_gloss_words(graph, key, bridge, position))
+
+
+def _gloss_words(graph: ContextGraph, key: str, bridge: str, position: int) -> list[str]:
+    """The words of the brackets after entity ``key`` that name the bridge (``_glossed``), else []."""
     written = _written_pattern(key)
-    return any(
-        _mentions(node_key(m.group(1)), bridge)
-        for m in re.finditer(rf"(?i)\b{written}\s*\(([^()]*)\)", graph.sentences[position].text)
-    )
+    for m in re.finditer(rf"(?i)\b{written}\s*\(([^()]*)\)", graph.sentences[position].text):
+        if _mentions(node_key(m.group(1)), bridge):
+            return words(m.group(1).casefold())
+    return []
 
 
 def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     """Why the chain's answer is not what the question's verb acts on ('' when it may be), for a
-    question asking the object of its verb ("What does X secrete?")."""
+    question asking the object of its verb ("What does X secrete?"), or for a thing the question
+    describes on the way ("the protein that X produces": ``_is_the_described``)."""
+    if chain.bridge is None and _is_the_described(q, graph, chain):
+        return "the answer found is the thing the question describes, not what it asks about"
     before_wh = q.text[: q.wh_first].split()[-1:]
     if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
         return ""  # "Through which receptor does X ...": the answer is the preposition's, not the verb's
@@ -2104,10 +2257,12 @@ def reason(
     max_sentences: int = 4,
     known_names: Iterable[str] = (),
     descriptions: Mapping[str, str] | None = None,
+    follows: Mapping[int, int] | None = None,
 ) -> ExtractiveAnswer:
     """The answer from the context's sentences along the best chain (see the module doc);
-    ``descriptions``: name -> the graph's description of that entity (what it is, for kind checks)."""
-    graph = build_context_graph(context, known_names, descriptions)
+    ``descriptions``: name -> the graph's description of that entity (what it is, for kind checks);
+    ``follows``: passage -> the passage it continues in its document (see ``build_context_graph``)."""
+    graph = build_context_graph(context, known_names, descriptions, follows)
     if not graph.sentences:
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
     q = _described_in_other_words(read_question(question, graph), graph)
@@ -2168,7 +2323,31 @@ def bridges(question: str, context: list[str], known_names: Iterable[str] = ()) 
     return _bridges(q, graph)
 
 
+ALIAS_BRIDGE_WEIGHT = 4.0  # above every other score: the text says it is the anchor under another name
+
+
+def _stated_alias(sentence: ContextSentence, a: str, b: str) -> bool:
+    """Whether the sentence states entity keys ``a`` and ``b`` are two names of one thing ("chronic
+    low-grade inflammation, often called inflammaging"; "long form (SHORT)"), by the alias rules of
+    ``graph/stated_aliases.py``."""
+    return any(
+        (a in alias.keys_a and b in alias.keys_b) or (b in alias.keys_a and a in alias.keys_b)
+        for alias in _aliases_stated(sentence.text)
+    )
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _aliases_stated(text: str) -> tuple:
+    from kg_pipelines.graph.stated_aliases import find_stated_aliases
+
+    return tuple(find_stated_aliases(text))
+
+
 def _bridges(q: QuestionParts, graph: ContextGraph) -> list[str]:
+    return [graph.names.get(k, k) for k in _bridge_keys(q, graph)]
+
+
+def _bridge_keys(q: QuestionParts, graph: ContextGraph) -> list[str]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
     scores: dict[str, float] = {}
     for rank, anchor in enumerate(present):
@@ -2178,6 +2357,8 @@ def _bridges(q: QuestionParts, graph: ContextGraph) -> list[str]:
                 if key in q.anchors or any(_mentions(key, a) or _mentions(a, key) for a in q.anchors):
                     continue
                 score = 1.0 / (1 + rank)
+                if _stated_alias(sentence, sentence.written.get(anchor, anchor), key):
+                    score += ALIAS_BRIDGE_WEIGHT
                 if any(_is_kind(graph, key, noun, type_nouns()[noun]) for noun in q.bridge_nouns):
                     score += 2.0
                 tags = sentence.relations.get(frozenset((anchor, key)), ())
@@ -2186,7 +2367,21 @@ def _bridges(q: QuestionParts, graph: ContextGraph) -> list[str]:
                 score += 0.5 / len(graph.by_entity.get(key, [0]))  # specific beats hub
                 scores[key] = max(scores.get(key, 0.0), score)
     ranked = sorted(scores, key=lambda k: (-scores[k], k))
-    return [graph.names.get(k, k) for k in ranked[:MAX_BRIDGES]]
+    return ranked[:MAX_BRIDGES]
+
+
+def _aliases_of_anchors(q: QuestionParts, graph: ContextGraph, keys: bool = False) -> dict[str, str]:
+    """Anchor key -> the display name (with ``keys``, the key) of an entity a gathered sentence
+    states is the same thing."""
+    found = {}
+    for anchor in q.anchors:
+        for p in _anchor_positions(graph, anchor):
+            sentence = graph.sentences[p]
+            written = sentence.written.get(anchor, anchor)
+            for key in sentence.entities:
+                if key not in q.anchors and key != written and _stated_alias(sentence, written, key):
+                    found.setdefault(anchor, key if keys else graph.names.get(key, key))
+    return found
 
 
 def _around(q: QuestionParts, bridge: str) -> list[str]:
@@ -2220,6 +2415,7 @@ def propose_sub_questions(
     n: int,
     known_names: Iterable[str] = (),
     descriptions: Mapping[str, str] | None = None,
+    follows: Mapping[int, int] | None = None,
 ) -> list[str]:
     """Up to ``n`` sub-questions to look up next (see the module doc); [] when nothing new is left
     or the context already supports an answer."""
@@ -2231,7 +2427,7 @@ def propose_sub_questions(
         if key and key not in asked_keys and key not in {p.casefold() for p in proposals}:
             proposals.append(question)
 
-    graph = build_context_graph(context, known_names, descriptions)
+    graph = build_context_graph(context, known_names, descriptions, follows)
     q = read_question(goal, graph if context else None)
     if context:
         if graph.sentences and not _judged(q, graph)[2]:
@@ -2242,6 +2438,12 @@ def propose_sub_questions(
         if not context or not _anchor_positions(graph, anchor):
             propose(f"What is {q.anchor_names[anchor]}?")
     if context:
+        # "the chronic low-grade inflammation ..." that a sentence says is "often called
+        # inflammaging": the question itself, asked with that name
+        for anchor, alias in _aliases_of_anchors(q, graph).items():
+            pattern = re.compile(_written_pattern(anchor), re.IGNORECASE)
+            if pattern.search(q.text):
+                propose(pattern.sub(alias, q.text, count=1))
         for bridge in _bridges(q, graph):
             for sub in _around(q, bridge):
                 propose(sub)

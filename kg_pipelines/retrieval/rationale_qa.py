@@ -193,15 +193,27 @@ class OfflineRationale:
         self.max_sentences = settings.rationale_qa.max_answer_sentences
         self.known_names: list[str] = []
         self.descriptions: dict[str, str] = {}  # name -> the graph's description of it (set by the loop)
+        self.follows: dict[int, int] = {}  # passage -> the passage it continues in its document (set by the loop)
 
     def decompose(self, question: str, context: list[str], asked: list[str], n: int) -> list[str]:
         return propose_sub_questions(
-            question, context, asked, n, known_names=self.known_names, descriptions=self.descriptions
+            question,
+            context,
+            asked,
+            n,
+            known_names=self.known_names,
+            descriptions=self.descriptions,
+            follows=self.follows,
         )
 
     def reason(self, question: str, context: list[str]) -> Reasoned:
         found = reason(
-            question, context, self.max_sentences, known_names=self.known_names, descriptions=self.descriptions
+            question,
+            context,
+            self.max_sentences,
+            known_names=self.known_names,
+            descriptions=self.descriptions,
+            follows=self.follows,
         )
         return Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
 
@@ -469,12 +481,14 @@ def answer_question(
     entity_chunks: dict[str, tuple[str, dict[str, list[str]]]] | None = None,
     siblings: dict[str, list[str]] | None = None,
     descriptions: dict[str, str] | None = None,
+    previous: dict[str, str] | None = None,
 ) -> QAResult:
     """Answer ``question`` with the decomposer loop and the reasoner (see the module doc).
     ``titles``: chunk_id -> document title, ``answers_in``: question_id -> chunk_id along the
     ANSWERS_IN edges, ``chunk_entities``: chunk_id -> names of the entities the graph links to it
     ``descriptions``: entity name -> its node's description (all from the graph snapshot; the
-    offline reasoner also finds those names in the text, and reads what each is from its description)."""
+    offline reasoner also finds those names in the text, and reads what each is from its description),
+    ``previous``: chunk_id -> the chunk before it in its document (a passage going on from another)."""
     rules = settings.rationale_qa
     store = store or VectorStore.for_settings(settings)
     known = available_collections(store)
@@ -503,6 +517,8 @@ def answer_question(
         return {n: descriptions[n] for n in names if n in descriptions}
 
     def known_names(chunks: list[ContextChunk]) -> None:
+        if hasattr(rationale, "follows"):
+            rationale.follows = _follows(chunks, previous or {})
         if hasattr(rationale, "known_names"):
             rationale.known_names = sorted({n for c in chunks for n in chunk_entities.get(c.chunk_id, ())})
         if hasattr(rationale, "descriptions"):
@@ -592,6 +608,7 @@ def answer_question(
             rules.max_answer_sentences,
             known_names=names,
             descriptions=described(names),
+            follows=_follows(context, previous or {}),
         )
         reasoned = Reasoned(found.answer, found.supported, found.sentence_ids, found.answer_entity, found.bridges)
         reasoned.answer = f"{reasoned.answer} (Partial answer: {result.degraded}.)"
@@ -601,6 +618,12 @@ def answer_question(
     result.bridges = list(reasoned.bridges)
     result.evidence = _evidence(context, reasoned.sentence_ids)
     return result
+
+
+def _follows(chunks: list[ContextChunk], previous: dict[str, str]) -> dict[int, int]:
+    """Passage index -> the index of the passage right before it in its document, among ``chunks``."""
+    at = {c.chunk_id: i for i, c in enumerate(chunks)}
+    return {i: at[previous[c.chunk_id]] for i, c in enumerate(chunks) if previous.get(c.chunk_id) in at}
 
 
 def _evidence(context: list[ContextChunk], sentence_ids: list[str]) -> list[dict]:
@@ -752,6 +775,7 @@ def ask(
     descriptions = snapshot.derived("entity_descriptions", _entity_descriptions) if snapshot is not None else {}
     entity_chunks = snapshot.derived("entity_chunks", _entity_chunks) if snapshot is not None else {}
     siblings = snapshot.derived("chunk_siblings", _chunk_siblings) if snapshot is not None else {}
+    previous = snapshot.derived("chunk_previous", _chunk_previous) if snapshot is not None else {}
     store = VectorStore.for_settings(settings) if vectors_exist(settings) else None
     if store is None:  # nothing ingested: validate the request, then say so
         question, chosen, budget = validate_qa(question, collections, strategy, token_budget, settings, [])
@@ -778,6 +802,7 @@ def ask(
         descriptions=descriptions,
         entity_chunks=entity_chunks,
         siblings=siblings,
+        previous=previous,
     )
     if record and result.edge_ids:
         record_activations(settings, result.edge_ids, "qa")
@@ -861,8 +886,16 @@ def _entity_chunks(snapshot) -> dict[str, tuple[str, dict[str, list[str]]]]:
     return out
 
 
-def _chunk_siblings(snapshot) -> dict[str, list[str]]:
-    """chunk_id -> the other chunks of its document, in reading order."""
+def _chunk_previous(snapshot) -> dict[str, str]:
+    """chunk_id -> the chunk right before it in its document (by ``seq``)."""
+    out = {}
+    for ordered in _chunks_in_order(snapshot).values():
+        out.update(zip(ordered[1:], ordered[:-1]))
+    return out
+
+
+def _chunks_in_order(snapshot) -> dict[str, list[str]]:
+    """document_id -> its chunk ids in reading order."""
     chunks = snapshot.chunks
     by_document: dict[str, list[tuple[int, str]]] = {}
     for chunk_id, document_id, seq in zip(
@@ -871,9 +904,13 @@ def _chunk_siblings(snapshot) -> dict[str, list[str]]:
         chunks.column("seq").to_pylist(),
     ):
         by_document.setdefault(document_id, []).append((seq or 0, chunk_id))
+    return {d: [c for _seq, c in sorted(members)] for d, members in by_document.items()}
+
+
+def _chunk_siblings(snapshot) -> dict[str, list[str]]:
+    """chunk_id -> the other chunks of its document, in reading order."""
     out: dict[str, list[str]] = {}
-    for members in by_document.values():
-        ordered = [c for _seq, c in sorted(members)]
+    for ordered in _chunks_in_order(snapshot).values():
         for c in ordered:
             out[c] = [o for o in ordered if o != c]
     return out
