@@ -359,11 +359,3 @@ def test_a_pronoun_opening_the_second_clause_takes_up_the_first_subject():
     found = pairs("Navitoclax cleared senescent stem cells in mice, but it causes thrombocytopenia.")
     assert linked(found, "Navitoclax", "Thrombocytopenia"), found
     assert not linked(found, "Stem Cells", "Thrombocytopenia"), found
-
-
-def test_pairs_of_different_clauses_do_not_use_up_a_sentences_pairs():
-    # the first clause pairs its lists, and the lists either side of the clause break pair again:
-    # those across the break state nothing and must not crowd out the second clause's own pair
-    found = pairs("Metformin and spermidine activate PRKAA1 and PRKAA2, and rapamycin inhibits MTOR.")
-    assert found.get(("Rapamycin", "mTOR")) == ["inhibits"], found
-    assert found.get(("Metformin", "PRKAA1")) == ["activates"] and not linked(found, "PRKAA2", "Rapamycin"), found

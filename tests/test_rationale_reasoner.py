@@ -17,6 +17,7 @@ from kg_pipelines.offline.rationale import (
     _full_stems,
     _held_in,
     _is_kind,
+    _main_and_described,
     _named_without_number,
     _names_the_kind,
     _same_symbol,
@@ -961,3 +962,13 @@ def test_a_gloss_in_brackets_by_the_bridge_relates_the_answer_to_it():
     # listed beside the bridge without the gloss, the gene is no counterpart of it
     plain = [context[0], context[1].replace(" (the worm Myrlysin gene)", "").replace(" (the worm BLOC1S1 gene)", "")]
     assert not reason(question, plain, known_names=known).supported
+
+
+def test_the_main_verb_is_the_first_no_relative_word_comes_before():
+    # the main verb after a relative clause ("the drug that binds FKBP12 reduce"): the last one
+    main, described = _main_and_described(read_question("Which cytokine does the drug that binds FKBP12 reduce?"))
+    assert (main, described) == ({"decreases"}, {"binds"})
+    main, described = _main_and_described(
+        read_question("Which kinases are blocked by the protein that the CDKN1B locus produces?")
+    )
+    assert (main, described) == ({"inhibits"}, {"produces"})

@@ -1415,13 +1415,30 @@ def _verb_tag(word: str) -> str | None:
     return None
 
 
+def _main_and_described(q: QuestionParts) -> tuple[frozenset[str], frozenset[str]]:
+    """(relation classes of the question's main verb, of the verbs of its relative clauses) after
+    the wh-phrase: the main verb is the first one no relative word ("that", "which", "whose" ...)
+    comes before ("Which kinases *are blocked* by the protein that X produces?"), else the last one
+    ("Which phenotype does the drug that binds FKBP12 *reduce*?")."""
+    after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
+    if not after:
+        return frozenset(), frozenset()
+    free = [v for v in after if not RELATIVE_WORD.search(q.text, q.wh_end, v[0])]
+    main_verb = free[0] if free else after[-1]
+    main = _verb_classes(q.text[main_verb[0] : main_verb[1]])
+    others = frozenset().union(*(_verb_classes(q.text[v[0] : v[1]]) for v in after if v != main_verb))
+    return main, others - main
+
+
+RELATIVE_WORD = re.compile(r"\b(?:that|which|who|whom|whose)\b", re.IGNORECASE)
+
+
 def _answered_before_the_bridge(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     """Whether a two-hop chain's first sentence already writes the question's main verb from the
     bridge to another entity, and its last sentence does not write it ("the CDKN2A locus produces
     p16INK4a, which inhibits CDK4" then "ATTAC is expressed from the p16INK4a promoter" for "Which
     kinases are blocked by the protein that CDKN2A produces?": CDK4 is the one blocked)."""
-    after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
-    main = _verb_classes(q.text[after[0][0] : after[0][1]]) if after else frozenset()
+    main, _described = _main_and_described(q)
     if not main or len(chain.positions) < 2:
         return False
     first, last = graph.sentences[chain.positions[0]], graph.sentences[chain.positions[-1]]
@@ -1442,12 +1459,9 @@ def _is_the_described(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bo
     which inhibits CDK4" makes p16INK4a the protein described, not a kinase blocked): a verb of a
     clause after the question's main verb, which the sentence writes from an anchor to the answer,
     while the answer does the main verb to another entity."""
-    after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
-    if len(after) < 2:
+    main, described = _main_and_described(q)
+    if not main or not described:
         return False
-    main = _verb_classes(q.text[after[0][0] : after[0][1]])
-    described = _verb_classes(q.text[after[1][0] :]) - main
-
     pairs = [
         (source, target, {_relation_of(t) for t in tags})
         for p in chain.positions
