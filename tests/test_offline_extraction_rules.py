@@ -268,3 +268,10 @@ def test_a_name_a_team_is_led_by_is_a_persons():
     assert typed("The twin cohort was headed by Jaakko Kaprio.")["Jaakko Kaprio"] == "person"
     # an institution that leads a trial is none
     assert typed("The trial was led by Cleveland Clinic.").get("Cleveland Clinic") != "person"
+
+
+def test_a_greek_letter_before_a_listed_name_makes_another_name():
+    # beta-Klotho is a protein of its own, not the Klotho the gazetteer lists (alpha-Klotho is)
+    found = typed("FGF21 signals through the co-receptor beta-Klotho in adipose tissue.")
+    assert "beta-Klotho" in found and "Klotho" not in found, found
+    assert "Klotho" in typed("Membrane-bound alpha-Klotho is a co-receptor for FGF23.")

@@ -972,3 +972,18 @@ def test_the_main_verb_is_the_first_no_relative_word_comes_before():
         read_question("Which kinases are blocked by the protein that the CDKN1B locus produces?")
     )
     assert (main, described) == ({"inhibits"}, {"produces"})
+
+
+def test_a_known_name_written_only_inside_a_longer_one_is_not_written():
+    graph = build_context_graph(["FGF21 signals through the co-receptor beta-Klotho."], known_names=["Klotho"])
+    assert "klotho" not in graph.sentences[0].entities and "beta klotho" in graph.sentences[0].entities
+    graph = build_context_graph(["Klotho and beta-Klotho are both co-receptors."], known_names=["Klotho"])
+    assert "klotho" in graph.sentences[0].entities
+
+
+def test_an_answer_that_is_the_bridge_written_another_way_is_none():
+    context = ["In ileal enterocytes, FXR induces fibroblast growth factor 19 (FGF19). FGF19 binds FGFR4 in the liver."]
+    graph = build_context_graph(context, known_names=["fibroblast growth factor 19", "FGF19", "FGFR4", "FXR"])
+    q = read_question("Which growth factor binds FGFR4 after the hormone that FXR induces?", graph)
+    same = [c for c in _chains(q, graph) if c.bridge == "fgf19" and c.candidate == "fibroblast growth factor 19"]
+    assert same and all("written another way" in _verdict(q, graph, c) for c in same)

@@ -507,7 +507,13 @@ class _Recogniser:
                 prefix_ci += t.low + " "
                 prefix_cs += t.text.replace("’", "'") + ("'s " if t.raw_end > t.end else " ")
             if best is not None:
-                self.add(i, best[0], best[1].name, best[1].types, 0)
+                before = toks[i - 1] if i > 0 and self.joiners[i - 1] == "-" else None
+                if before is not None and (before.key in _GREEK_WORDS or before.text in _GREEK_WORDS):
+                    # "beta-Klotho" is no Klotho (a Greek letter tells siblings apart, as in
+                    # dedup): the name with its letter, unless the gazetteer lists that form
+                    self.add(i - 1, best[0], f"{before.text}-{toks[i].text}", best[1].types, 0)
+                else:
+                    self.add(i, best[0], best[1].name, best[1].types, 0)
 
     def patterns(self) -> None:
         toks, n, text = self.tokens, len(self.tokens), self.text

@@ -350,6 +350,15 @@ LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a bulleted or numbered list
 CONTINUING_OPENERS = tuple(line.split() for line in data_lines("continuing_openers.txt"))
 
 
+def _outside(text_key: str, entities: Mapping[str, str], name_key: str) -> str:
+    """``text_key`` without the entities of the sentence whose names hold ``name_key`` as words: a
+    known name written only inside a longer one ("Klotho" in "beta-Klotho") is not written."""
+    for entity in sorted(entities, key=len, reverse=True):
+        if entity != name_key and _mentions(entity, name_key):
+            text_key = re.sub(r"(?<!\w)" + re.escape(entity) + r"(?!\w)", " ", text_key)
+    return text_key
+
+
 def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str], bool]:
     """(``referred``, ``continues``) of a sentence written right after ``before``."""
     if before is None:
@@ -414,7 +423,7 @@ def build_context_graph(
             text_words = words(text)
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
-                if name_key not in entities and _mentions(key, name_key):
+                if name_key not in entities and _mentions(_outside(key, entities, name_key), name_key):
                     entities[name_key] = names.setdefault(name_key, name_key)
             sentences.append(
                 ContextSentence(
@@ -2005,6 +2014,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
         return "the text states the relation as negated"
+    if chain.bridge is not None and _same_thing(graph, chain.bridge, chain.candidate, chain.positions):
+        return "the answer is the bridge written another way"  # "fibroblast growth factor 19 (FGF19)"
     if chain.bridge is None and any(_only_listed_with(graph, chain, a) and not _asked_beside(q, a) for a in q.required):
         return "the sentence lists the answer beside what the question names, as an alternative to it"
     if chain.reversed:
