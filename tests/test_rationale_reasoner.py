@@ -972,6 +972,9 @@ def test_the_main_verb_is_the_first_no_relative_word_comes_before():
         read_question("Which kinases are blocked by the protein that the CDKN1B locus produces?")
     )
     assert (main, described) == ({"inhibits"}, {"produces"})
+    # a copula asks: no verb of the lexicon is the main one, a relative clause's is none
+    question = "Which sirtuin is the closest relative of the yeast gene whose extra copy increased lifespan in yeast?"
+    assert _main_and_described(read_question(question)) == (frozenset(), frozenset())
 
 
 def test_a_known_name_written_only_inside_a_longer_one_is_not_written():

@@ -1427,12 +1427,15 @@ def _verb_tag(word: str) -> str | None:
 def _main_and_described(q: QuestionParts) -> tuple[frozenset[str], frozenset[str]]:
     """(relation classes of the question's main verb, of the verbs of its relative clauses) after
     the wh-phrase: the main verb is the first one no relative word ("that", "which", "whose" ...)
-    comes before ("Which kinases *are blocked* by the protein that X produces?"), else the last one
-    ("Which phenotype does the drug that binds FKBP12 *reduce*?")."""
+    comes before ("Which kinases *are blocked* by the protein that X produces?"), else, after "does",
+    the last one ("Which phenotype does the drug that binds FKBP12 *reduce*?"), else none the lexicon
+    knows ("Which sirtuin *is the closest relative* of the gene whose extra copy extended ...?")."""
     after = [v for v in q.relation_verbs if v[0] >= q.wh_end]
     if not after:
         return frozenset(), frozenset()
     free = [v for v in after if not RELATIVE_WORD.search(q.text, q.wh_end, v[0])]
+    if not free and q.text[q.wh_end :].split()[:1] not in (["does"], ["do"], ["did"]):
+        return frozenset(), frozenset()  # "Which sirtuin is the closest relative of the gene whose ...": no verb
     main_verb = free[0] if free else after[-1]
     main = _verb_classes(q.text[main_verb[0] : main_verb[1]])
     others = frozenset().union(*(_verb_classes(q.text[v[0] : v[1]]) for v in after if v != main_verb))
