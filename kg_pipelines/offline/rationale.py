@@ -585,6 +585,16 @@ def _starts(text_key: str, key: str) -> list[int]:
 APPOSITION = re.compile(r"\s*,\s*(?:a|an|the)\s[^,;?]*,")  # ", an inhibitor of X and Y," after the wh-phrase
 
 
+def _verb_before_its_object(word: str, following: str) -> bool:
+    """Whether ``word``, followed by ``following``, is a verb that ends a wh-phrase: a past form
+    before a clause or an object ("What DNA methylation algorithm *showed that* ..."), or a present
+    form before its object's article ("What side effect *limits the* use of ...": a plural noun is
+    not followed by one)."""
+    past = word.endswith("ed") and len(word) > 4 and following in ARTICLES | PREPOSITIONS | {"that"}
+    present = word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3 and following in ARTICLES
+    return past or present
+
+
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
@@ -621,21 +631,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 or low in WH_PHRASE_ENDS
                 or j - phrase_start > WH_PHRASE_WORDS
                 or "," in question[tokens[j - 1][1] : start]  # "which tumour suppressor, thereby ..."
-                or (  # "What DNA methylation algorithm showed that ...": a past verb before a clause
+                or (
                     j > phrase_start + 1
-                    and low.endswith("ed")
-                    and len(low) > 4
                     and j + 1 < len(tokens)
-                    and tokens[j + 1][2].casefold() in ARTICLES | PREPOSITIONS | {"that"}
-                )
-                or (  # "What platelet-related side effect limits the use of ...": a present verb
-                    # before its object's article (a plural noun is not followed by one)
-                    j > phrase_start + 1
-                    and low.endswith("s")
-                    and not low.endswith(("ss", "us", "is"))
-                    and len(low) > 3
-                    and j + 1 < len(tokens)
-                    and tokens[j + 1][2].casefold() in ARTICLES
+                    and _verb_before_its_object(low, tokens[j + 1][2].casefold())
                 )
             ):
                 break
@@ -1967,7 +1966,7 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
         return True  # of the kind, as the bridge or as the text spells it out ("fibroblast growth factor 19")
     if _named_without_number(q, graph, bridge):
         return True
-    if bridge in _aliases_of_anchors(q, graph, keys=True).values():
+    if bridge in _aliases_of_anchors(q, graph).values():
         return True  # the text says it is a thing the question names, under another name
     said = [graph.sentences[p].stems for p in positions]
     description = graph.descriptions.get(bridge)
@@ -2372,10 +2371,6 @@ def _aliases_stated(text: str) -> tuple:
 
 
 def _bridges(q: QuestionParts, graph: ContextGraph) -> list[str]:
-    return [graph.names.get(k, k) for k in _bridge_keys(q, graph)]
-
-
-def _bridge_keys(q: QuestionParts, graph: ContextGraph) -> list[str]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
     scores: dict[str, float] = {}
     for rank, anchor in enumerate(present):
@@ -2395,12 +2390,11 @@ def _bridge_keys(q: QuestionParts, graph: ContextGraph) -> list[str]:
                 score += 0.5 / len(graph.by_entity.get(key, [0]))  # specific beats hub
                 scores[key] = max(scores.get(key, 0.0), score)
     ranked = sorted(scores, key=lambda k: (-scores[k], k))
-    return ranked[:MAX_BRIDGES]
+    return [graph.names.get(k, k) for k in ranked[:MAX_BRIDGES]]
 
 
-def _aliases_of_anchors(q: QuestionParts, graph: ContextGraph, keys: bool = False) -> dict[str, str]:
-    """Anchor key -> the display name (with ``keys``, the key) of an entity a gathered sentence
-    states is the same thing."""
+def _aliases_of_anchors(q: QuestionParts, graph: ContextGraph) -> dict[str, str]:
+    """Anchor key -> the key of an entity a gathered sentence states is the same thing."""
     found = {}
     for anchor in q.anchors:
         for p in _anchor_positions(graph, anchor):
@@ -2408,7 +2402,7 @@ def _aliases_of_anchors(q: QuestionParts, graph: ContextGraph, keys: bool = Fals
             written = sentence.written.get(anchor, anchor)
             for key in sentence.entities:
                 if key not in q.anchors and key != written and _stated_alias(sentence, written, key):
-                    found.setdefault(anchor, key if keys else graph.names.get(key, key))
+                    found.setdefault(anchor, key)
     return found
 
 
@@ -2471,7 +2465,7 @@ def propose_sub_questions(
         for anchor, alias in _aliases_of_anchors(q, graph).items():
             pattern = re.compile(_written_pattern(anchor), re.IGNORECASE)
             if pattern.search(q.text):
-                propose(pattern.sub(alias, q.text, count=1))
+                propose(pattern.sub(graph.names.get(alias, alias), q.text, count=1))
         for bridge in _bridges(q, graph):
             for sub in _around(q, bridge):
                 propose(sub)
