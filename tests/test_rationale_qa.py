@@ -439,3 +439,23 @@ def test_a_gathered_chunk_goes_on_from_the_chunk_before_it_in_its_document():
 
     # b3 follows b2 (gathered before it), b2 follows b1 (not gathered), a1 follows nothing
     assert _follows([chunk("b3"), chunk("a1"), chunk("b2")], previous) == {0: 2}
+
+
+def test_a_match_linked_by_rarer_names_is_selected_first():
+    # "What is Liver?" matches its chunk more closely than the question matches the one naming FGF19
+    # too, but the liver is named by many chunks and FGF19 by few
+    from kg_pipelines.retrieval.rationale_qa import AtomicMatch, _select
+
+    class OneModel:
+        def embedding_model_for(self, collection):
+            return "one"
+
+    def match(sub, chunk, score, linked, weight):
+        return AtomicMatch(sub, f"about {chunk}", f"q-{chunk}", chunk, "c", score, linked, weight)
+
+    common = match("What is Liver?", "mtor#c3", 0.56, ["Liver"], 1.0)
+    rare = match("Which receptor does FGF19 bind in the liver?", "bile#c0", 0.46, ["FGF19", "Liver"], 3.3)
+    assert _select({"c": [common, rare]}, "Which receptor does FGF19 bind in the liver?", OneModel()) is rare
+    # among matches linked alike, similarity decides
+    close = match("What is FGF19?", "bile#c1", 0.60, ["FGF19"], 3.3)
+    assert _select({"c": [rare, close]}, "Which receptor does FGF19 bind?", OneModel()) is close

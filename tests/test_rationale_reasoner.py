@@ -884,7 +884,10 @@ def test_a_passage_goes_on_from_the_chunk_before_it_in_its_document():
     first, second = ANTIFUNGALS.format(heading="Antifungal drugs").split(" Itraconazole can")
     context = [second.join(["Itraconazole can", ""]).strip(), first]  # gathered in the other order
     question = "Which antifungal that blocks CYP51 can weaken the heart and cause heart failure in the old?"
-    assert named_answer(question, context) is None  # the item's second sentence stands alone
+    # the item's second sentence goes on from its first, in the chunk before
+    joined = build_context_graph(context, follows={0: 1})
+    assert joined.before(0) == len(joined.sentences) - 1 and joined.after(len(joined.sentences) - 1) == 0
+    assert build_context_graph(context).before(0) is None  # not known to follow: it stands alone
     found = reason(question, context, follows={0: 1})
     assert found.supported and found.answer_entity == "Itraconazole", found.answer
 
@@ -990,3 +993,53 @@ def test_an_answer_that_is_the_bridge_written_another_way_is_none():
     q = read_question("Which growth factor binds FGFR4 after the hormone that FXR induces?", graph)
     same = [c for c in _chains(q, graph) if c.bridge == "fgf19" and c.candidate == "fibroblast growth factor 19"]
     assert same and all("written another way" in _verdict(q, graph, c) for c in same)
+
+
+ANTIHYPERTENSIVES = [
+    "Captopril inhibits ACE in the lung and kidney. Losartan blocks AT1R in vascular smooth muscle.",
+    "In hypertensive rats, captopril increases the abundance of Lactobacillus. Losartan reduces the abundance "
+    "of Lactobacillus, which raises the level of indole.",
+]
+
+
+def test_two_sentences_each_state_one_thing_the_question_asks_of_the_answer():
+    # "that inhibits ACE" and "increases ... Lactobacillus" are said of captopril in two sentences
+    assert_answers(
+        "Which drug that inhibits ACE increases the abundance of Lactobacillus?", ANTIHYPERTENSIVES, "captopril"
+    )
+    # losartan blocks AT1R but reduces Lactobacillus; captopril increases it but blocks no AT1R
+    assert_refuses("Which drug that blocks AT1R increases the abundance of Lactobacillus?", ANTIHYPERTENSIVES)
+    assert_refuses("Which drug that inhibits ACE reduces the abundance of Lactobacillus?", ANTIHYPERTENSIVES)
+
+
+def test_a_verb_of_a_later_clause_is_not_what_the_sentence_says_of_its_subject():
+    # "Losartan reduces ... Lactobacillus, which raises ...": losartan raises nothing of Lactobacillus
+    context = [ANTIHYPERTENSIVES[1].replace("captopril increases", "captopril is given with")]
+    assert_refuses("Which drug increases the abundance of Lactobacillus?", context)
+    assert_answers("Which drug reduces the abundance of Lactobacillus?", context, "losartan")
+
+
+def test_an_answer_written_only_as_the_object_of_the_asked_verb_is_not_its_subject():
+    # the extractor reads "which raises the level of indoxyl sulfate" as something raising indoxyl
+    # sulfate: indoxyl sulfate raises nothing, least of all Lactobacillus reuteri
+    context = [
+        "Captopril reduces the abundance of Lactobacillus reuteri in the gut of people with hypertension, which "
+        "raises the level of indoxyl sulfate, and indoxyl sulfate damages the kidney."
+    ]
+    assert_refuses("Which compound increases the abundance of Lactobacillus reuteri?", context)
+
+
+def test_a_question_the_text_asks_states_nothing():
+    context = ["How does losartan inhibit Lactobacillus in older rats? Captopril inhibits ACE."]
+    assert_refuses("Which drug inhibits Lactobacillus?", context)
+
+
+def test_a_lower_case_drug_name_must_be_connected_like_a_capitalised_one():
+    # "losartan" is written in lower case and is still a name the answer must connect to, as ASPIRE is
+    context = [
+        "The ASPIRE trial tested captopril in adults over 70. The trial gave captopril together with furosemide.",
+        "Losartan lowers blood pressure in older adults.",
+    ]
+    question = "Which drug was given together with losartan in the ASPIRE trial?"
+    assert set(read_question(question, build_context_graph(context)).required) == {"aspire", "losartan"}
+    assert_refuses(question, context)

@@ -113,6 +113,10 @@ PREPOSITIONS = frozenset("of in from on at for with by to into among within thro
 # words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
+# entity types whose things the question names even in lower case ("rapamycin", "butyrate"): the
+# answer must connect to them as to a capitalised name; other lower-case anchors ("liver", "mice",
+# "obesity") narrow the question
+NAMED_TYPES = frozenset({"compound", "protein", "gene", "microbe"})
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
 # a sentence holding this share of them, and calling its answer the kind asked ("The ELDERMET study
 # of older adults in Ireland found ..."), says what the question asks though no verb relates the two
@@ -268,6 +272,11 @@ class ContextSentence:
     # bulleted list ("## Senolytic drugs" over "- Navitoclax (ABT-263) inhibits ..."): the kind of
     # thing the list lists, which its item's subject is (see ``_listed_as``)
     listed_under: frozenset[str] = frozenset()
+
+    @property
+    def asks(self) -> bool:
+        """A question the text asks ("How does X interact with Y?"): it states no relation."""
+        return self.text.endswith("?")
 
     @property
     def relation_classes(self) -> set[str]:
@@ -433,9 +442,10 @@ def build_context_graph(
                     key=key,
                     stems=frozenset(stem(w) for w in text_words if _content_word(w)),
                     entities=entities,
-                    relations=relations.get(i, {}),
+                    # a question the text asks ("How does X interact with Y?") states no relation
+                    relations={} if text.endswith("?") else relations.get(i, {}),
                     written=surfaces.get(i, {}),
-                    directed=directed.get(i, {}),
+                    directed={} if text.endswith("?") else directed.get(i, {}),
                     referred=referred,
                     continues=continues,
                     listed_under=heading if LIST_ITEM.match(a.sentences[i].text) else frozenset(),
@@ -516,6 +526,9 @@ class QuestionParts:
     # relation class -> the anchor the question writes as its verb's subject ("the protein that
     # mTORC1 phosphorylates"): a chain states it only between that anchor and another end
     relation_subjects: dict[str, str] = field(default_factory=dict)
+    # anchor key -> the relation classes of the question's verbs written right beside it ("increases
+    # the abundance of Bacteroides": increases), what the answer must be to that anchor
+    anchor_relations: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -689,7 +702,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
 
     surfaces: dict[str, list[str]] = {}  # anchor key -> how the question writes it ("sirolimus")
 
-    def add(name: str, start: int, capitalised: bool, surface: str = "") -> None:
+    def add(name: str, start: int, capitalised: bool, surface: str = "", types: Iterable[str] = ()) -> None:
         key = node_key(re.sub(r"['’]s$", "", name))  # "FOXO3's targets" names FOXO3
         if key in written_as:  # "OEA", which the text defines as Oleoylethanolamide: that entity
             key = written_as[key]
@@ -700,14 +713,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
         anchors[key] = name
-        if capitalised:
-            written.add(key)
+        if capitalised or NAMED_TYPES & {*types, graph.types.get(key) if graph else None}:
+            written.add(key)  # a name, or a thing of a kind only names denote ("rapamycin", "butyrate")
 
     # where a sentence of the question starts ("... a co-receptor. Apart from FGF19, which ..."): a
     # capital there is no name's
     openings = {0} | {m.end() for m in re.finditer(r"[.!?]\s+", question)}
     for m in a.mentions:
-        add(m.name, m.start, any(_name_like(w, m.start in openings) for w in m.surface.split()), m.surface)
+        add(m.name, m.start, any(_name_like(w, m.start in openings) for w in m.surface.split()), m.surface, m.types)
     qkey = node_key(question)
     if graph is not None:
         for key in sorted(graph.names, key=len, reverse=True):
@@ -762,6 +775,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue
         bridge_nouns.append(st)
     relations, verbs = [], []
+    verb_classes: list[tuple[int, int, str]] = []
     said_as: dict[str, set[str]] = {}
     subjects: dict[str, str] = {}
     for c in a.cues:
@@ -773,6 +787,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             if cls not in relations:
                 relations.append(cls)
             verbs.append((c.start, c.end, c.cue.base or c.surface))
+            verb_classes.append((c.start, c.end, cls))
             said_as.setdefault(cls, set()).update(full_stem(w) for w in words(c.surface))
             before = [i for i, (_s, end, _w) in enumerate(tokens) if end <= c.start]
             if (
@@ -844,6 +859,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         relations=relations,
         relation_verbs=verbs,
         relation_subjects=subjects,
+        anchor_relations=_anchor_relations(question, tokens, surfaces, verb_classes),
         relation_paraphrases={
             cls: tuple(other for group in paraphrase_groups() if any((w,) in group for w in said) for other in group)
             for cls, said in said_as.items()
@@ -977,6 +993,39 @@ def _anchor_descriptors(
                     found.add(stem(tokens[j][2]))
         break
     return frozenset(found) - {stem(w) for w in name_words}
+
+
+BESIDE_VERB_WORDS = 3  # words at most between a question's verb and the anchor it relates ("the abundance of")
+
+
+def _anchor_relations(
+    question: str,
+    tokens: list[tuple[int, int, str]],
+    surfaces: dict[str, list[str]],
+    verbs: list[tuple[int, int, str]],
+) -> dict[str, frozenset[str]]:
+    """Anchor key -> the classes of the question's verbs written beside it: its object at most
+    ``BESIDE_VERB_WORDS`` words after the verb, or its subject right before it."""
+    found: dict[str, set[str]] = {}
+    for key, written in surfaces.items():
+        first = node_key(written[0]).split()[:1]
+        at = next((i for i, (_s, _e, w) in enumerate(tokens) if node_key(w).split()[:1] == first), None)
+        if not first or at is None:
+            continue
+        last = at + len(_WORD.findall(written[0])) - 1
+        objects, subjects = set(), set()
+        for start, end, cls in verbs:
+            verb_first = next((i for i, t in enumerate(tokens) if t[0] >= start), None)
+            verb_last = max((i for i, t in enumerate(tokens) if t[1] <= end), default=None)
+            if verb_first is None or verb_last is None:
+                continue
+            if 0 < at - verb_last <= BESIDE_VERB_WORDS + 1:
+                objects.add(cls)
+            elif verb_first - last == 1 and not question[tokens[last][1] : start].strip():
+                subjects.add(cls)  # "... does AMPK phosphorylate": not "Ewing sarcoma, clears"
+        if objects or subjects:
+            found[key] = objects or subjects  # "activates AMPK increases": AMPK is what is activated
+    return {k: frozenset(v) for k, v in found.items()}
 
 
 def _in_setting(tokens: list[tuple[int, int, str]], key: str) -> bool:
@@ -1192,6 +1241,7 @@ class Chain:
     relations_hit: frozenset[str] = frozenset()
     word_share: float = 0.0  # inverse-frequency weighted
     word_count_share: float = 0.0
+    unheld: frozenset[str] = frozenset()  # the question's stems the chain's sentences do not hold
     kind_ok: bool = False
     unrelated_hops: int = 0  # hops whose sentence pairs their two ends by no relation (a list, a mention)
     negated: bool = False
@@ -1679,6 +1729,15 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             chains += [
                 Chain((p, p2), x, None) for p2 in (graph.before(p), graph.after(p)) if _opens_on(graph, p2, p, x)
             ]
+            # the question asks two things of its answer and another sentence states the one this
+            # leaves out ("Which drug that activates AMPK increases A. muciniphila?": "Metformin
+            # increases ... A. muciniphila", "metformin activates AMPK")
+            lacking = [a for a in q.required if a in present and not _in_sentence(first, a)]
+            chains += [
+                Chain((p, p2), x, None)
+                for p2 in graph.by_entity.get(x, ())
+                if lacking and p2 != p and any(_verb_relates(q, graph.sentences[p2], a, x) for a in lacking)
+            ]
             for p2 in graph.by_entity.get(x, ()):
                 if p2 == p:
                     continue
@@ -1722,6 +1781,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         ends = [start, chain.bridge, chain.candidate]
         ends = [e for e in ends if e is not None]
         stated = set()
+        other_verb = []  # the sentences whose hop is paired by a verb the question does not ask
         for i, sentence in enumerate(sentences):
             pair = frozenset(ends[i : i + 2]) if i + 1 < len(ends) else frozenset()
             tags = tuple(sentence.relations.get(pair, ()))
@@ -1732,14 +1792,24 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 )
             pair_classes = {_relation_of(t) for t in tags}
             stated |= pair_classes
+            other_verb.append(bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations))
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
             elif pair_classes & set(q.relations):  # one asked verb links the pair: the sentence's other
                 # verbs say the rest ("JNK phosphorylates FOXO proteins ... and promotes their nuclear
                 # entry" for "which kinase phosphorylates FOXO proteins and drives them into the nucleus")
                 stated |= _verb_classes(sentence.text)
-        if q.relation_paraphrases:  # the question's verb in other words ("clears": destroys)
-            texts = [_full_stems(sen.text) for sen in sentences]
+        # an anchor the sentences pair with the answer only by verbs the question does not ask: the
+        # sentences' other verbs ("X reduces Y, which raises Z") say nothing of the two
+        by_anchor = {a: set().union(*(_pair_verbs(sen, a, chain.candidate) for sen in sentences)) for a in hit}
+        if chain.bridge is None and any(
+            v and q.anchor_relations.get(a) and not v & q.anchor_relations[a] for a, v in by_anchor.items()
+        ):
+            stated = set().union(*by_anchor.values())
+            other_verb = [True] * len(sentences)
+        if q.relation_paraphrases:  # the question's verb in other words ("clears": destroys), in a
+            # sentence whose hop no other verb pairs
+            texts = [_full_stems(sen.text) for sen, other in zip(sentences, other_verb) if not other and not sen.asks]
             stated |= {
                 r
                 for r in q.relations
@@ -1770,6 +1840,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 stems |= q.anchor_described[anchor] & _said_of(graph, anchor)
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
+        chain.unheld = q.stems - stems
         describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
         # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
         # says nothing to check
@@ -1844,6 +1915,21 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
     return chains
+
+
+def _verb_relates(q: QuestionParts, sentence: ContextSentence, anchor: str, key: str) -> bool:
+    """Whether the sentence relates the anchor and entity ``key`` by a verb of the question (any
+    verb when the question has none the lexicon knows)."""
+    return bool(_pair_verbs(sentence, anchor, key) & set(q.relations or _pair_verbs(sentence, anchor, key)))
+
+
+def _pair_verbs(sentence: ContextSentence, anchor: str, key: str) -> set[str]:
+    """The relation classes of the verbs the sentence pairs entity ``key`` with the anchor by (as
+    it writes it: "Bacteroides fragilis" for Bacteroides)."""
+    written = {sentence.written.get(anchor, anchor)} | {e for e in sentence.entities if _mentions(e, anchor)}
+    return {
+        _relation_of(t) for w in written for t in sentence.relations.get(frozenset((w, key)), ()) if t in verb_tags()
+    }
 
 
 def _names_the_kind(q: QuestionParts, key: str) -> bool:
@@ -2097,7 +2183,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     # asked kind, is pinned down by them: the rest of the question may be in other words
     # ("Navitoclax (ABT-263) inhibits BCL-2 and BCL-xL" for "Which senolytic drug inhibits BCL-2 and
     # BCL-xL but causes low platelet counts?")
-    if chain.word_count_share < (PINNED_WORD_SHARE if pinned else MIN_WORD_SHARE):
+    needed = PINNED_WORD_SHARE if pinned else MIN_WORD_SHARE
+    if chain.word_count_share < needed and _meaning_share(q, graph, chain) < needed:
         return "the connecting sentences leave much of the question unanswered"
     return ""
 
@@ -2120,6 +2207,38 @@ def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> Question
         required=[a for a in q.required if a in kept] or kept[:1],
         stems=q.stems | (said - q.wh_stems),
     )
+
+
+WORD_MEANING_COSINE = 0.6  # a sentence word this close to a question word says it in other words
+
+
+def _meaning_share(q: QuestionParts, graph: ContextGraph, chain: Chain) -> float:
+    """The chain's word share when a question word is also held by a word of its sentences that
+    means it (packaged embedder's cosine at least ``WORD_MEANING_COSINE``: "limited" by
+    "restricted", "stool" by "faeces"), for questions in other words than the text."""
+    if not chain.unheld or not q.stems:
+        return chain.word_count_share
+    asked = {stem(w): w.casefold() for w in words(q.text) if stem(w) in chain.unheld}
+    said = sorted(
+        {w.casefold() for p in chain.positions for w in words(graph.sentences[p].text) if _content_word(w)}
+        - set(asked.values())
+    )
+    if not asked or not said:
+        return chain.word_count_share
+    vectors = _word_vectors(tuple(sorted(set(asked.values()))), tuple(said))
+    meant = {s for s, w in asked.items() if max(vectors[w] @ vectors[x] for x in said) >= WORD_MEANING_COSINE}
+    return chain.word_count_share + len(meant) / len(q.stems)
+
+
+_WORD_VECTORS: dict = {}
+
+
+def _word_vectors(*groups: tuple[str, ...]) -> dict:
+    """word -> unit vector by the packaged embedder, each word embedded once per process."""
+    new = sorted({w for g in groups for w in g} - _WORD_VECTORS.keys())
+    if new:
+        _WORD_VECTORS.update(zip(new, _phrase_vectors(tuple(new))))
+    return _WORD_VECTORS
 
 
 def _said_of(graph: ContextGraph, key: str) -> frozenset[str]:
@@ -2235,6 +2354,8 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
+    if q.answer_role == "source" and chain.bridge is None and _only_acted_on(q, graph, chain):
+        return "the answer found is what the verb acts on, not its subject"
     before_wh = q.text[: q.wh_first].split()[-1:]
     if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
         return ""  # "Through which receptor does X ...": the answer is the preposition's, not the verb's
@@ -2250,6 +2371,19 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         # synthesis of vitamin D" writes "promote" before phosphate, so phosphate is no answer
         return "the verb the text writes before that answer is not the one the question asks about"
     return ""
+
+
+def _only_acted_on(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the chain's sentences write the answer as the object of the question's verb and
+    never as its subject ("X reduces Y, which raises Z": Z raises nothing)."""
+    asked = set(q.relations)
+    ends = [
+        (source, target)
+        for p in chain.positions
+        for (source, target), tags in graph.sentences[p].directed.items()
+        if {_relation_of(t) for t in tags} & asked
+    ]
+    return any(t == chain.candidate for _s, t in ends) and not any(s == chain.candidate for s, _t in ends)
 
 
 def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain | None, str]:

@@ -74,6 +74,9 @@ class AtomicMatch:
     # graph entities the sub-question names that led to this chunk (MENTIONS edges); empty when
     # the match came from the whole index
     linked: list[str] = field(default_factory=list)
+    # how specific those names are: the sum of ln(1 + chunks / chunks naming each) the chunk scored
+    # (``linked_chunks``); 0 when not linked
+    link_weight: float = 0.0
 
 
 @dataclass
@@ -321,6 +324,7 @@ class AtomicQuestionIndex:
         self.tables = {c: store.open("questions", c) for c in collections}
         self.chunk_tables = {c: store.open("chunks", c) for c in collections}
         self._writing: dict[str, dict[str, list[str]]] = {}  # word -> chunks_writing(word)
+        self.link_weights: dict[str, float] = {}  # sub-question -> the score of its linked chunks
         self._fts_checked: set[str] = set()
 
     def search(
@@ -355,6 +359,7 @@ class AtomicQuestionIndex:
                         collection=collection,
                         score=round(1.0 - float(r["_distance"]), 4),
                         linked=list(names) if chunks else [],
+                        link_weight=self.link_weights.get(sub, 0.0) if chunks else 0.0,
                     )
                     for r in rows
                 )
@@ -416,6 +421,7 @@ class AtomicQuestionIndex:
             if not fresh:
                 return [], []
         best = max(fresh.values())
+        self.link_weights[sub_question] = best
         chosen = sorted(chunk for (c, chunk), v in fresh.items() if c == collection and v >= best - 1e-9)
         chosen = chosen[:MAX_LINKED_CHUNKS]
         return ([name for name, _chunks in found], chosen)
@@ -649,6 +655,9 @@ def _best_per_sub_question(per_collection: dict[str, list[AtomicMatch]]) -> list
     return sorted(best.values(), key=lambda m: (-m.score, m.sub_question))
 
 
+LINK_WEIGHT = 0.1  # similarity a match gains per unit of its linked names' weight (ln(1 + chunks / naming))
+
+
 def _select(fresh: dict[str, list[AtomicMatch]], question: str, settings) -> AtomicMatch | None:
     """The top-matching atomic question: the highest similarity within one embedding space; across
     collections of different models the first of the rank fusion."""
@@ -659,8 +668,12 @@ def _select(fresh: dict[str, list[AtomicMatch]], question: str, settings) -> Ato
     if any(linked.values()):  # chunks the graph says mention what a sub-question names come first
         lists = {c: hits for c, hits in linked.items() if hits}
     models = {settings.embedding_model_for(c) for c in lists}
-    if len(models) == 1:  # one embedding space: similarities compare, the best one wins
-        return min((hits[0] for hits in lists.values()), key=lambda m: (-m.score, m.collection, m.question_id))
+    if len(models) == 1:  # one embedding space: similarities compare, the best one wins, a match
+        # linked by rarer names ahead ("FGF19" over "liver": LINK_WEIGHT per unit of their weight)
+        return min(
+            (m for hits in lists.values() for m in hits),
+            key=lambda m: (-(m.score + LINK_WEIGHT * m.link_weight), m.collection, m.question_id),
+        )
     ranked: dict[str, list[RetrievedItem]] = {}
     by_key: dict[tuple[str, str], AtomicMatch] = {}
     for collection, hits in lists.items():
