@@ -1043,3 +1043,20 @@ def test_a_lower_case_drug_name_must_be_connected_like_a_capitalised_one():
     question = "Which drug was given together with losartan in the ASPIRE trial?"
     assert set(read_question(question, build_context_graph(context)).required) == {"aspire", "losartan"}
     assert_refuses(question, context)
+
+
+def test_the_question_word_may_open_the_questions_second_sentence():
+    # the first sentence sets the scene; the kind asked for is the second's ("Who": a person)
+    q = read_question(
+        "Chronic stress wears the body down through a burden that has a well-known name. Who, with colleagues, "
+        "coined that name?"
+    )
+    assert q.wh_noun == "person", q.wh_noun
+    assert_refuses(
+        "Chronic stress raises cortisol through a burden that has a well-known name. Who, with colleagues, coined "
+        "that name?",
+        [
+            "Repeated activation of the HPA axis raises cortisol and contributes to a burden often called "
+            "allostatic load."
+        ],
+    )

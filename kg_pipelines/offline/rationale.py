@@ -618,8 +618,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     cue_starts = {c.start for c in a.cues if c.verbal}
     # the wh-phrase: a question word (or a leading type noun) up to the first auxiliary or relation verb
     wh_start = wh_end = None
-    for i, (_start, _end, word) in enumerate(tokens[:3]):
-        if word.casefold() in WH_WORDS or (i == 0 and noun_form(word) in nouns):
+    # the question's own sentence comes last ("... has a well-known nickname. Who coined it?")
+    last = next((i for i in range(len(tokens) - 1, 0, -1) if re.search(r"[.!?]\s+$", question[: tokens[i][0]])), 0)
+    for i, (_start, _end, word) in [*enumerate(tokens[:3]), *list(enumerate(tokens))[last : last + 3]]:
+        if word.casefold() in WH_WORDS or (i in (0, last) and noun_form(word) in nouns):
             wh_start = i
             break
     else:  # the question word after a clause: "X raises a sirtuin; which dismutase does it activate?",
@@ -686,7 +688,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     wh_stems = frozenset(stem(w.casefold()) for s, e, w in tokens if in_wh(s))
 
     anchors: dict[str, str] = {}
-    written: set[str] = set()
+    written: set[str] = set()  # the anchors written as names (capitalised, a symbol)
+    named: set[str] = set()  # the others of a kind only names denote
     # a surface the text writes for an entity of another key ("Oleoylethanolamide (OEA)": oea ->
     # oleoylethanolamide), when no entity has that key itself
     written_as = (
@@ -713,8 +716,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
         anchors[key] = name
-        if capitalised or NAMED_TYPES & {*types, graph.types.get(key) if graph else None}:
-            written.add(key)  # a name, or a thing of a kind only names denote ("rapamycin", "butyrate")
+        if capitalised:
+            written.add(key)
+        elif NAMED_TYPES & {*types, graph.types.get(key) if graph else None}:
+            named.add(key)  # a thing of a kind only names denote ("rapamycin", "butyrate")
 
     # where a sentence of the question starts ("... a co-receptor. Apart from FGF19, which ..."): a
     # capital there is no name's
@@ -832,8 +837,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if key.isdigit() or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
     }
     required = (
-        [a for a in ordered if a in written and a not in incidental]
-        or [a for a in ordered if a in written]
+        [a for a in ordered if a in written | named and a not in incidental]
+        or [a for a in ordered if a in written | named]
         or [a for a in ordered if a not in settings][:1]
         or ordered[:1]
     )
@@ -2178,7 +2183,10 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if not any(_is_kind(graph, a, noun, kinds) for a in [*q.anchors, *beside]):
             written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
-    pinned = chain.bridge is None and len([a for a in q.required if a in chain.anchors_hit]) >= PINNING_NAMES
+    pinned = (
+        chain.bridge is None
+        and len([a for a in q.required if a in chain.anchors_hit and a in q.names_written]) >= PINNING_NAMES
+    )
     # one sentence writing two or more of the names the question requires, and the answer of the
     # asked kind, is pinned down by them: the rest of the question may be in other words
     # ("Navitoclax (ABT-263) inhibits BCL-2 and BCL-xL" for "Which senolytic drug inhibits BCL-2 and
