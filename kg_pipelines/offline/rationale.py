@@ -113,8 +113,8 @@ PREPOSITIONS = frozenset("of in from on at for with by to into among within thro
 # words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
-# entity types whose things the question names even in lower case ("rapamycin", "butyrate"): the
-# answer must connect to them as to a capitalised name; other lower-case anchors ("liver", "mice",
+# entity types whose things the question names even in lower case ("rapamycin", "butyrate"): beside a
+# capitalised name, the answer must connect to them too; other lower-case anchors ("liver", "mice",
 # "obesity") narrow the question
 NAMED_TYPES = frozenset({"compound", "protein", "gene", "microbe"})
 MIN_WORD_SHARE = 0.5  # share of the question's other content words a supported chain must hold
@@ -836,9 +836,12 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         for key in ordered
         if key.isdigit() or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
     }
+    # beside a name, a lower-case thing of a named type must be connected too ("What dose of rapamycin
+    # was given in the TAME trial?"); alone, it is one anchor among the others
+    names = written | named if written else written
     required = (
-        [a for a in ordered if a in written | named and a not in incidental]
-        or [a for a in ordered if a in written | named]
+        [a for a in ordered if a in names and a not in incidental]
+        or [a for a in ordered if a in names]
         or [a for a in ordered if a not in settings][:1]
         or ordered[:1]
     )
