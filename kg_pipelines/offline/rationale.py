@@ -618,9 +618,13 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     cue_starts = {c.start for c in a.cues if c.verbal}
     # the wh-phrase: a question word (or a leading type noun) up to the first auxiliary or relation verb
     wh_start = wh_end = None
-    # the question's own sentence comes last ("... has a well-known nickname. Who coined it?")
-    last = next((i for i in range(len(tokens) - 1, 0, -1) if re.search(r"[.!?]\s+$", question[: tokens[i][0]])), 0)
-    for i, (_start, _end, word) in [*enumerate(tokens[:3]), *list(enumerate(tokens))[last : last + 3]]:
+    # where a sentence of the question starts ("... a co-receptor. Apart from FGF19, which ..."): a
+    # capital there is no name's; the question's own sentence comes last ("... has a well-known
+    # nickname. Who coined it?")
+    openings = {0} | {m.end() for m in re.finditer(r"[.!?]\s+", question)}
+    last = max((i for i, (start, _e, _w) in enumerate(tokens) if start in openings), default=0)
+    for i in [i for i in dict.fromkeys([*range(3), *range(last, last + 3)]) if i < len(tokens)]:
+        word = tokens[i][2]
         if word.casefold() in WH_WORDS or (i in (0, last) and noun_form(word) in nouns):
             wh_start = i
             break
@@ -721,9 +725,6 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         elif NAMED_TYPES & {*types, graph.types.get(key) if graph else None}:
             named.add(key)  # a thing of a kind only names denote ("rapamycin", "butyrate")
 
-    # where a sentence of the question starts ("... a co-receptor. Apart from FGF19, which ..."): a
-    # capital there is no name's
-    openings = {0} | {m.end() for m in re.finditer(r"[.!?]\s+", question)}
     for m in a.mentions:
         add(m.name, m.start, any(_name_like(w, m.start in openings) for w in m.surface.split()), m.surface, m.types)
     qkey = node_key(question)
@@ -1014,6 +1015,12 @@ def _anchor_relations(
 ) -> dict[str, frozenset[str]]:
     """Anchor key -> the classes of the question's verbs written beside it: its object at most
     ``BESIDE_VERB_WORDS`` words after the verb, or its subject right before it."""
+    spans = []  # (first token, last token, class) of each verb
+    for start, end, cls in verbs:
+        verb_first = next((i for i, t in enumerate(tokens) if t[0] >= start), None)
+        verb_last = max((i for i, t in enumerate(tokens) if t[1] <= end), default=None)
+        if verb_first is not None and verb_last is not None:
+            spans.append((verb_first, verb_last, cls))
     found: dict[str, set[str]] = {}
     for key, written in surfaces.items():
         first = node_key(written[0]).split()[:1]
@@ -1022,14 +1029,10 @@ def _anchor_relations(
             continue
         last = at + len(_WORD.findall(written[0])) - 1
         objects, subjects = set(), set()
-        for start, end, cls in verbs:
-            verb_first = next((i for i, t in enumerate(tokens) if t[0] >= start), None)
-            verb_last = max((i for i, t in enumerate(tokens) if t[1] <= end), default=None)
-            if verb_first is None or verb_last is None:
-                continue
+        for verb_first, verb_last, cls in spans:
             if 0 < at - verb_last <= BESIDE_VERB_WORDS + 1:
                 objects.add(cls)
-            elif verb_first - last == 1 and not question[tokens[last][1] : start].strip():
+            elif verb_first - last == 1 and not question[tokens[last][1] : tokens[verb_first][0]].strip():
                 subjects.add(cls)  # "... does AMPK phosphorylate": not "Ewing sarcoma, clears"
         if objects or subjects:
             found[key] = objects or subjects  # "activates AMPK increases": AMPK is what is activated
@@ -1729,6 +1732,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         first = graph.sentences[p]
         # the entity an anchor is written as here ("LPS" for Lipopolysaccharide) is the anchor too
         aliases = {first.written[a] for a in q.anchors if a in first.written}
+        lacking = [a for a in q.required if a in present and not _in_sentence(first, a)]
         for x in others(first, skip, aliases):
             chains.append(Chain((p,), x, None))
             # the next or previous sentence goes on about the answer ("Dasatinib is a tyrosine kinase
@@ -1740,11 +1744,10 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             # the question asks two things of its answer and another sentence states the one this
             # leaves out ("Which drug that activates AMPK increases A. muciniphila?": "Metformin
             # increases ... A. muciniphila", "metformin activates AMPK")
-            lacking = [a for a in q.required if a in present and not _in_sentence(first, a)]
             chains += [
                 Chain((p, p2), x, None)
-                for p2 in graph.by_entity.get(x, ())
-                if lacking and p2 != p and any(_verb_relates(q, graph.sentences[p2], a, x) for a in lacking)
+                for p2 in (graph.by_entity.get(x, ()) if lacking else ())
+                if p2 != p and any(_verb_relates(q, graph.sentences[p2], a, x) for a in lacking)
             ]
             for p2 in graph.by_entity.get(x, ()):
                 if p2 == p:
@@ -1810,13 +1813,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # an anchor the sentences pair with the answer only by verbs the question does not ask: the
         # sentences' other verbs ("X reduces Y, which raises Z") say nothing of the two
         by_anchor = {a: set().union(*(_pair_verbs(sen, a, chain.candidate) for sen in sentences)) for a in hit}
-        if chain.bridge is None and any(
+        paired_otherwise = chain.bridge is None and any(
             v and q.anchor_relations.get(a) and not v & q.anchor_relations[a] for a, v in by_anchor.items()
-        ):
+        )
+        if paired_otherwise:
             stated = set().union(*by_anchor.values())
-            other_verb = [True] * len(sentences)
-        if q.relation_paraphrases:  # the question's verb in other words ("clears": destroys), in a
-            # sentence whose hop no other verb pairs
+        if q.relation_paraphrases and not paired_otherwise:  # the question's verb in other words
+            # ("clears": destroys), in a sentence whose hop no other verb pairs
             texts = [_full_stems(sen.text) for sen, other in zip(sentences, other_verb) if not other and not sen.asks]
             stated |= {
                 r
@@ -1928,7 +1931,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
 def _verb_relates(q: QuestionParts, sentence: ContextSentence, anchor: str, key: str) -> bool:
     """Whether the sentence relates the anchor and entity ``key`` by a verb of the question (any
     verb when the question has none the lexicon knows)."""
-    return bool(_pair_verbs(sentence, anchor, key) & set(q.relations or _pair_verbs(sentence, anchor, key)))
+    paired = _pair_verbs(sentence, anchor, key)
+    return bool(paired & set(q.relations)) if q.relations else bool(paired)
 
 
 def _pair_verbs(sentence: ContextSentence, anchor: str, key: str) -> set[str]:

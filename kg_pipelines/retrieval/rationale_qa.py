@@ -324,7 +324,6 @@ class AtomicQuestionIndex:
         self.tables = {c: store.open("questions", c) for c in collections}
         self.chunk_tables = {c: store.open("chunks", c) for c in collections}
         self._writing: dict[str, dict[str, list[str]]] = {}  # word -> chunks_writing(word)
-        self.link_weights: dict[str, float] = {}  # sub-question -> the score of its linked chunks
         self._fts_checked: set[str] = set()
 
     def search(
@@ -342,7 +341,7 @@ class AtomicQuestionIndex:
             vectors = self.embed_for(collection).embed(sub_questions)
             hits: list[AtomicMatch] = []
             for sub, vector in zip(sub_questions, vectors):
-                names, chunks = self.linked_chunks(sub, collection, gathered)
+                names, chunks, weight = self._linked(sub, collection, gathered)
                 if names and not chunks:
                     continue  # the graph knows what it names, and no chunk of this collection mentions it
                 query = table.search(np.asarray(vector, dtype=np.float32)).metric("cosine")
@@ -359,7 +358,7 @@ class AtomicQuestionIndex:
                         collection=collection,
                         score=round(1.0 - float(r["_distance"]), 4),
                         linked=list(names) if chunks else [],
-                        link_weight=self.link_weights.get(sub, 0.0) if chunks else 0.0,
+                        link_weight=weight,
                     )
                     for r in rows
                 )
@@ -377,6 +376,14 @@ class AtomicQuestionIndex:
         chunk naming them is gathered, the other chunks of those chunks' documents are the
         candidates (a name in a document's title is what the whole document is about), and when
         those are gathered too, nothing restricts the search."""
+        names, chunks, _weight = self._linked(sub_question, collection, gathered)
+        return names, chunks
+
+    def _linked(
+        self, sub_question: str, collection: str, gathered: set[str] = frozenset()
+    ) -> tuple[list[str], list[str], float]:
+        """``linked_chunks`` and the score of the chunks chosen (the sum of ln(1 + chunks / chunks
+        naming each name they mention); 0.0 when none is)."""
         from kg_pipelines.retrieval.entity_linking import FUNCTION_WORDS, question_words
 
         words = question_words(sub_question)
@@ -400,7 +407,7 @@ class AtomicQuestionIndex:
                 if chunks:
                     found.append((word, chunks))
         if not found:
-            return [], []
+            return [], [], 0.0
         # each chunk scores the names it mentions, a rare name more (ln(1 + chunks / chunks naming
         # it)); the best-scoring chunks of every collection are the candidates
         total = max(1, self.chunk_count)
@@ -419,12 +426,11 @@ class AtomicQuestionIndex:
                 if sibling not in gathered
             }
             if not fresh:
-                return [], []
+                return [], [], 0.0
         best = max(fresh.values())
-        self.link_weights[sub_question] = best
         chosen = sorted(chunk for (c, chunk), v in fresh.items() if c == collection and v >= best - 1e-9)
         chosen = chosen[:MAX_LINKED_CHUNKS]
-        return ([name for name, _chunks in found], chosen)
+        return [name for name, _chunks in found], chosen, best if chosen else 0.0
 
     def chunks_writing(self, word: str) -> dict[str, list[str]]:
         """collection -> the chunks whose text writes ``word`` as a word (case aside), found by the
