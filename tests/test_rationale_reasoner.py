@@ -1060,3 +1060,13 @@ def test_the_question_word_may_open_the_questions_second_sentence():
             "allostatic load."
         ],
     )
+
+
+def test_a_question_asking_for_a_quantity_gets_no_named_thing_for_an_answer():
+    # "two" is close to "many" by meaning, and the sentence names the trial and one thing randomized to
+    context = [
+        "In humans, the ASPIRE 2 trial randomized healthy non-obese adults to two years of caloric restriction or "
+        "to their usual diet."
+    ]
+    assert_refuses("How many participants were randomized in the ASPIRE 2 trial?", context)
+    assert_refuses("How much caloric restriction did the ASPIRE 2 trial give?", context)

@@ -2098,8 +2098,18 @@ def _nouns_outside_names(graph: ContextGraph, positions: tuple[int, ...]) -> set
     return found
 
 
+QUANTITY_QUESTION = re.compile(
+    r"(?i)\b(?:"
+    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in data_lines("quantity_questions.txt"))
+    + r")\b"
+)
+
+
 def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     """Why ``chain`` does not answer the question ('' when it does)."""
+    if QUANTITY_QUESTION.search(q.text):
+        # "How many participants ...?": a count, an amount; the sentences' things ("humans") are no answer
+        return "the question asks for a quantity, and the offline reasoner answers only with things the graph names"
     missing = [q.anchor_names[a] for a in q.anchors if not _anchor_positions(graph, a)]
     if not q.anchors:
         return "the question names nothing the graph could start from"
