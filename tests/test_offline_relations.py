@@ -355,6 +355,14 @@ def test_a_list_or_a_shared_subject_is_one_clause_and_a_repeated_name_links_both
     assert found.get(("AMPK", "mTORC1")) == ["inhibits"] and not linked(found, "Metformin", "mTORC1"), found
 
 
+def test_a_second_clause_keeps_its_relation_after_a_first_clause_of_many_pairs():
+    # the first clause's subjects and objects make many pairs across the two clauses; those are none
+    # and leave the second clause's own relation its place among the sentence's pairs
+    found = pairs("Quercetin and fisetin inhibit PI3K and AKT1, and resveratrol activates SIRT1.")
+    assert found.get(("Resveratrol", "SIRT1")) == ["activates"], found
+    assert linked(found, "Fisetin", "AKT1") and not linked(found, "Quercetin", "SIRT1"), found
+
+
 def test_a_pronoun_opening_the_second_clause_takes_up_the_first_subject():
     found = pairs("Navitoclax cleared senescent stem cells in mice, but it causes thrombocytopenia.")
     assert linked(found, "Navitoclax", "Thrombocytopenia"), found

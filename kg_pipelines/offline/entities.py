@@ -2037,10 +2037,13 @@ def extract(text: str, allowed: frozenset[str] | None) -> Extraction:
         for m, key in items:
             clauses.setdefault(key, set()).add(bisect_left(starts, m.start + 1))
         clauses[items[0][1]] |= taken_up  # "X ..., but it causes Y": a pronoun takes up the first entity
-        for p, q in _pairs(a, text, firsts, setting_keys)[:MAX_PAIRS_PER_SENTENCE]:
+        # pairs written in different clauses only are none: neither states anything of the other (and
+        # they take no place of the sentence's few: "A and B activate C and D, and E activates F")
+        pairs = [
+            (p, q) for p, q in _pairs(a, text, firsts, setting_keys) if clauses[firsts[p][1]] & clauses[firsts[q][1]]
+        ]
+        for p, q in pairs[:MAX_PAIRS_PER_SENTENCE]:
             (ms, ks), (mt, kt) = firsts[p], firsts[q]
-            if not clauses[ks] & clauses[kt]:
-                continue  # written in different clauses only: neither states anything of the other
             earlier = (ks, kt) if (ks, kt) in relations else (kt, ks) if (kt, ks) in relations else None
             if earlier is not None and _states(relations[earlier]):
                 continue
