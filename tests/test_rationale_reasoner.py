@@ -1070,3 +1070,38 @@ def test_a_question_asking_for_a_quantity_gets_no_named_thing_for_an_answer():
     ]
     assert_refuses("How many participants were randomized in the ASPIRE 2 trial?", context)
     assert_refuses("How much caloric restriction did the ASPIRE 2 trial give?", context)
+
+
+RENAMED = [
+    "In a trial in Danish men aged 60 to 70, Lactobacillus gasseri reduced the loss of hip bone density. "
+    "Lactobacillus casei is now Lacticaseibacillus casei, and Lactobacillus gasseri is now formally called "
+    "Paralactobacillus gasseri.",
+    "Bifidobacterium longum produces acetate in the colon. Acetate strengthens the gut barrier.",
+]
+
+
+def test_a_question_asking_for_a_things_current_name_is_answered_with_the_name_the_text_gives_it_now():
+    # the adjective before "name" says no kind; the kind is that of the thing named ("the probiotic species")
+    question = "What is the current name of the probiotic species that reduced hip bone loss in Danish men?"
+    assert read_question(question).wh_noun == "specy"
+    assert_answers(question, RENAMED, "Paralactobacillus gasseri")
+    assert_answers("What is the current name of Lactobacillus casei?", RENAMED, "Lacticaseibacillus casei")
+    assert_answers("What is Lactobacillus casei formally called today?", RENAMED, "Lacticaseibacillus casei")
+    assert not read_question("Which microbiologist was Lactobacillus casei named after?").asks_name
+    # the text gives the new name only: nothing answers the old one, nor a name it never renames
+    assert_refuses("What was the former name of Lacticaseibacillus casei?", RENAMED)
+    assert_refuses("What is the current name of Bifidobacterium longum?", RENAMED)
+    assert_refuses("What was the former name of Bifidobacterium longum?", RENAMED)  # not "Acetate"
+
+
+def test_a_run_of_sentences_opening_on_they_goes_on_about_the_subject_before_them():
+    # "They ... They often lose ...": both take up "Quiescent stem cells" two sentences back
+    context = [
+        "Quiescent stem cells share several other features. They keep low levels of reactive oxygen species. "
+        "They often lose expression of the nuclear pore protein NUP93 and divide rarely."
+    ]
+    question = "Which nuclear pore protein do quiescent stem cells often lose?"
+    assert_answers(question, context, "NUP93")
+    # a sentence about other cells between them breaks the run: "They" are those cells
+    broken = [context[0].replace("They keep low", "Tumour cells keep low")]
+    assert_refuses(question, broken)

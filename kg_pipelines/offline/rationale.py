@@ -111,6 +111,8 @@ def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, 
 
 PREPOSITIONS = frozenset("of in from on at for with by to into among within through via after against".split())
 # words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
+NAME_NOUNS = frozenset({"name", "names"})  # "which current name": the name of a thing, not a kind
+NAMING_VERBS = frozenset({"called", "named", "classified", "renamed"})  # "What is X now called?"
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
 # entity types whose things the question names even in lower case ("rapamycin", "butyrate"): beside a
@@ -356,6 +358,7 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
 
 ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a bulleted or numbered list item's first sentence
+SUBJECT_PRONOUNS = frozenset(data_lines("subject_pronouns.txt"))  # "They ...": the sentence before's subject
 CONTINUING_OPENERS = tuple(line.split() for line in data_lines("continuing_openers.txt"))
 
 
@@ -375,8 +378,10 @@ def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str],
     text_words = words(text)
     refers = any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
     continues = (
-        len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower()
-    ) or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
+        (len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower())
+        or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
+        or (bool(text_words) and text_words[0].casefold() in SUBJECT_PRONOUNS)  # "They often lose ..."
+    )
     return (before.stems if refers else frozenset()), continues
 
 
@@ -520,6 +525,7 @@ class QuestionParts:
     # (stems of a paraphrase-group member the question writes, the stems of each member of its group)
     paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
     asks_setting: bool = False  # "In which country ...", "Where ...": the answer is a setting
+    asks_name: bool = False  # "What is the current name of ...": the answer is what the thing is called
     # relation class -> the members of the paraphrase groups its verb belongs to ("clear": kill,
     # eliminate, remove ...): a sentence writing one states the relation in other words
     relation_paraphrases: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
@@ -657,6 +663,20 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 )
             ):
                 break
+            if low in NAME_NOUNS:
+                # "What is the current name of the probiotic species ...?": a name is of the thing
+                # after "of"; the words before it ("current", "formal") say no kind
+                wh_noun, wh_names = None, []
+                after = j + 1
+                if (  # "the name of the species ...", not "the name of Lactobacillus casei"
+                    after + 1 < len(tokens)
+                    and tokens[after][2].casefold() == "of"
+                    and tokens[after + 1][2].casefold() in ARTICLES
+                ):
+                    j = phrase_start = after + 2
+                    continue
+                j += 1
+                break
             if noun_form(low) in nouns:
                 # the kind is named ("Which kinase complex initiates ..."): the phrase ends here, or
                 # at the last type noun of a compound ("Which bile acid receptor": a receptor)
@@ -780,6 +800,15 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         if {i - 1, i + 1} & anchor_tokens:
             continue
         bridge_nouns.append(st)
+    # "Which current name ...", "What is X formally called?" (not "named after whom")
+    asks_name = any(w.casefold() in NAME_NOUNS for s, e, w in tokens if in_wh(s)) or any(
+        w.casefold() in NAMING_VERBS and (k + 1 == len(tokens) or tokens[k + 1][2].casefold() not in PREPOSITIONS)
+        for k, (s, _e, w) in enumerate(tokens)
+        if s >= wh_end
+    )
+    if asks_name and wh_noun is None and bridge_nouns:
+        # "Under which current name is the species now classified ...?": the name is the species'
+        wh_noun = bridge_nouns.pop(0)
     relations, verbs = [], []
     verb_classes: list[tuple[int, int, str]] = []
     said_as: dict[str, set[str]] = {}
@@ -883,6 +912,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         anchor_written={key: frozenset(stem(w) for w in words(" ".join(surfaces.get(key, [])))) for key in ordered},
         phrase_stems=[p for p in phrase_stems if p],
         paraphrases=_paraphrases(question, anchor_words),
+        asks_name=asks_name,
         asks_setting=wh_start is not None
         and (
             tokens[wh_start][2].casefold() == "where"
@@ -1713,7 +1743,14 @@ def _opens_on(graph: ContextGraph, position: int | None, beside: int, key: str) 
 def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     present = [a for a in q.anchors if _anchor_positions(graph, a)]
     starts = {p for a in present for p in _anchor_positions(graph, a)}
-    starts = sorted(starts | {n for p in starts if (n := graph.after(p)) is not None and _continued(graph, n)})
+    going_on = set()  # the sentences going on about an anchor's ("Senescent cells ... . They often lose ...")
+    for p in starts:
+        for _ in range(CONTINUED_SENTENCES):
+            p = graph.after(p)
+            if p is None or _continued(graph, p) is None:
+                break
+            going_on.add(p)
+    starts = sorted(starts | going_on)
     skip = set(q.anchors)
 
     def others(sentence: ContextSentence, exclude: set[str], exact: set[str] = frozenset()) -> list[str]:
@@ -1767,10 +1804,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         sentences = [graph.sentences[p] for p in chain.positions]
         # a first sentence that opens on a common noun ("A later analysis found ...", "The
         # investigators, led by X, ...") goes on about the sentence before it: its names count
-        before = _continued(graph, chain.positions[0])
-        hit = frozenset(
-            a for a in present if any(_in_sentence(s, a) for s in sentences) or (before and _in_sentence(before, a))
-        )
+        before = _continued_from(graph, chain.positions[0])
+        hit = frozenset(a for a in present if any(_in_sentence(s, a) for s in [*sentences, *before]))
         stems = set().union(*(s.stems | s.referred for s in sentences))
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
@@ -1965,6 +2000,19 @@ def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
     (``ContextSentence.continues``)."""
     before = graph.before(position)
     return graph.sentences[before] if graph.sentences[position].continues and before is not None else None
+
+
+CONTINUED_SENTENCES = 3  # sentences at most a run of sentences going on about one another spans
+
+
+def _continued_from(graph: ContextGraph, position: int) -> list[ContextSentence]:
+    """The sentences the one at ``position`` goes on about, nearest first: the one before it when it
+    continues it, and so on ("Senescent cells share features. They show ... . They often lose ...")."""
+    found = []
+    while len(found) < CONTINUED_SENTENCES and (before := _continued(graph, position)) is not None:
+        found.append(before)
+        position = graph.before(position)
+    return found
 
 
 SETTING_PENALTY = 1.5  # about the weight of the asked kind: the thing a sentence is about outranks its setting
@@ -2453,17 +2501,27 @@ def reason(
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
     q = _described_in_other_words(read_question(question, graph), graph)
     chains, best, why = _judged(q, graph)
-    if best is not None and not why:
-        used = [graph.sentences[p] for p in best.positions][:max_sentences]
-        name = graph.names.get(best.candidate, best.candidate)
-        answer = f"{name}: " + " ".join(s.text for s in used)
+    positions = best.positions if best is not None and not why else ()
+    answer_key = best.candidate if positions else None
+    bridge = best.bridge if positions else None
+    if q.asks_name:  # "What is the current name of X?", "... of the species that ...?"
+        named = answer_key or (q.required[0] if len(q.required) == 1 else None)
+        renamed = _renamed_as(graph, named) if named else None
+        if renamed is not None:  # the name the text says it has now
+            position, answer_key = renamed
+            positions, why = tuple(dict.fromkeys((*positions, position))), ""
+        elif positions and q.wh_noun is None:  # no kind to check: only a name the text gives it answers
+            positions, why = (), "no sentence gives the thing the question describes another name"
+    if positions:
+        used = [graph.sentences[p] for p in positions][:max_sentences]
+        name = graph.names.get(answer_key, answer_key)
         return ExtractiveAnswer(
-            answer=answer,
+            answer=f"{name}: " + " ".join(s.text for s in used),
             supported=True,
             sentences=[(s.passage, s.text) for s in used],
             sentence_ids=[s.sid for s in used],
             answer_entity=name,
-            bridges=[graph.names.get(best.bridge, best.bridge)] if best.bridge else [],
+            bridges=[graph.names.get(bridge, bridge)] if bridge else [],
         )
     shown = _closest(q, graph, chains, max_sentences)
     found = " ".join(s.text for s in shown)
@@ -2475,6 +2533,23 @@ def reason(
         sentence_ids=[s.sid for s in shown],
         reason=why,
     )
+
+
+RENAMING_CUES = tuple(sorted(data_lines("renaming_cues.txt"), key=len, reverse=True))
+
+
+def _renamed_as(graph: ContextGraph, key: str) -> tuple[int, str] | None:
+    """(position, entity key) of the name a sentence says entity ``key`` now has ("Lactobacillus
+    reuteri is now Limosilactobacillus reuteri"), else None."""
+    cues = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in RENAMING_CUES)
+    for position in graph.by_entity.get(key, ()):
+        sentence = graph.sentences[position]
+        for m in re.finditer(rf"(?i)\b{_written_pattern(key)}\s+(?:{cues})\s+", sentence.text):
+            rest = node_key(sentence.text[m.end() :])
+            found = [k for k in sentence.entities if k != key and rest.startswith(k)]
+            if found:
+                return position, max(found, key=len)
+    return None
 
 
 def _closest(q: QuestionParts, graph: ContextGraph, chains: list[Chain], limit: int) -> list[ContextSentence]:
