@@ -1805,7 +1805,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # a first sentence that opens on a common noun ("A later analysis found ...", "The
         # investigators, led by X, ...") goes on about the sentence before it: its names count
         before = _continued_from(graph, chain.positions[0])
-        hit = frozenset(a for a in present if any(_in_sentence(s, a) for s in [*sentences, *before]))
+        hit = frozenset(
+            a for a in present if any(_in_sentence(s, a) for s in [*sentences, *(graph.sentences[b] for b in before)])
+        )
         stems = set().union(*(s.stems | s.referred for s in sentences))
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
@@ -2005,13 +2007,14 @@ def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
 CONTINUED_SENTENCES = 3  # sentences at most a run of sentences going on about one another spans
 
 
-def _continued_from(graph: ContextGraph, position: int) -> list[ContextSentence]:
-    """The sentences the one at ``position`` goes on about, nearest first: the one before it when it
-    continues it, and so on ("Senescent cells share features. They show ... . They often lose ...")."""
+def _continued_from(graph: ContextGraph, position: int) -> list[int]:
+    """The positions of the sentences the one at ``position`` goes on about, nearest first: the one
+    before it when it continues it, and so on ("Senescent cells share features. They show ... . They
+    often lose ...")."""
     found = []
-    while len(found) < CONTINUED_SENTENCES and (before := _continued(graph, position)) is not None:
-        found.append(before)
+    while len(found) < CONTINUED_SENTENCES and _continued(graph, position) is not None:
         position = graph.before(position)
+        found.append(position)
     return found
 
 
@@ -2556,7 +2559,9 @@ def _closest(q: QuestionParts, graph: ContextGraph, chains: list[Chain], limit: 
     """What was found: the best chain's sentences, else the sentences sharing the most content words."""
     positions: list[int] = []
     for chain in chains[:3]:
-        positions += [p for p in chain.positions if p not in positions]
+        # a sentence going on about those before it ("It induces ...") is shown after them
+        before = reversed(_continued_from(graph, chain.positions[0]))
+        positions += [p for p in (*before, *chain.positions) if p not in positions]
     if not positions:
         goal = {stem(w) for w in words(q.text) if _content_word(w)}
         scored = sorted(
