@@ -34,6 +34,14 @@ def word_tuple(name: str) -> tuple[str, ...]:
 
 
 @cache
+def phrase_alternation(name: str) -> str:
+    """The phrases of a word list as one regex alternation, longest first ("is now called" before
+    "is now"), each phrase's words matched with any whitespace between them."""
+    phrases = sorted(data_lines(name), key=len, reverse=True)
+    return "|".join(r"\s+".join(map(re.escape, p.split())) for p in phrases)
+
+
+@cache
 def data_table(name: str, sep: str = "\t") -> tuple[tuple[str, ...], ...]:
     """The rows of a small table: each entry split at ``sep`` (a tab unless told), cells stripped."""
     return tuple(tuple(cell.strip() for cell in line.split(sep)) for line in data_lines(name))

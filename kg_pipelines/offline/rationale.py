@@ -75,7 +75,7 @@ from dataclasses import dataclass, field, replace
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
-from kg_pipelines.offline.cue_words import data_lines, data_table
+from kg_pipelines.offline.cue_words import data_lines, data_table, phrase_alternation
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
@@ -434,6 +434,7 @@ def build_context_graph(
             text = clean.strip()
             key = node_key(text)
             referred, continues = _goes_on(sentences[-1] if n > 1 else None, text)
+            asks = text.endswith("?")  # ContextSentence.asks
             text_words = words(text)
             entities = dict(per_sentence.get(i, {}))
             for name_key in known:  # names the graph knows, written in this sentence
@@ -448,9 +449,9 @@ def build_context_graph(
                     stems=frozenset(stem(w) for w in text_words if _content_word(w)),
                     entities=entities,
                     # a question the text asks ("How does X interact with Y?") states no relation
-                    relations={} if text.endswith("?") else relations.get(i, {}),
+                    relations={} if asks else relations.get(i, {}),
                     written=surfaces.get(i, {}),
-                    directed={} if text.endswith("?") else directed.get(i, {}),
+                    directed={} if asks else directed.get(i, {}),
                     referred=referred,
                     continues=continues,
                     listed_under=heading if LIST_ITEM.match(a.sentences[i].text) else frozenset(),
@@ -2012,8 +2013,11 @@ def _continued_from(graph: ContextGraph, position: int) -> list[int]:
     before it when it continues it, and so on ("Senescent cells share features. They show ... . They
     often lose ...")."""
     found = []
-    while len(found) < CONTINUED_SENTENCES and _continued(graph, position) is not None:
-        position = graph.before(position)
+    while (
+        len(found) < CONTINUED_SENTENCES
+        and graph.sentences[position].continues
+        and (position := graph.before(position)) is not None
+    ):
         found.append(position)
     return found
 
@@ -2149,11 +2153,7 @@ def _nouns_outside_names(graph: ContextGraph, positions: tuple[int, ...]) -> set
     return found
 
 
-QUANTITY_QUESTION = re.compile(
-    r"(?i)\b(?:"
-    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in data_lines("quantity_questions.txt"))
-    + r")\b"
-)
+QUANTITY_QUESTION = re.compile(rf"(?i)\b(?:{phrase_alternation('quantity_questions.txt')})\b")
 
 
 def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
@@ -2538,16 +2538,15 @@ def reason(
     )
 
 
-RENAMING_CUES = tuple(sorted(data_lines("renaming_cues.txt"), key=len, reverse=True))
+RENAMING_CUES = phrase_alternation("renaming_cues.txt")  # "is now called", "was renamed" ...
 
 
 def _renamed_as(graph: ContextGraph, key: str) -> tuple[int, str] | None:
     """(position, entity key) of the name a sentence says entity ``key`` now has ("Lactobacillus
     reuteri is now Limosilactobacillus reuteri"), else None."""
-    cues = "|".join(re.escape(c).replace(r"\ ", r"\s+") for c in RENAMING_CUES)
     for position in graph.by_entity.get(key, ()):
         sentence = graph.sentences[position]
-        for m in re.finditer(rf"(?i)\b{_written_pattern(key)}\s+(?:{cues})\s+", sentence.text):
+        for m in re.finditer(rf"(?i)\b{_written_pattern(key)}\s+(?:{RENAMING_CUES})\s+", sentence.text):
             rest = node_key(sentence.text[m.end() :])
             found = [k for k in sentence.entities if k != key and rest.startswith(k)]
             if found:
