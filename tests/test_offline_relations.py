@@ -367,3 +367,17 @@ def test_a_pronoun_opening_the_second_clause_takes_up_the_first_subject():
     found = pairs("Navitoclax cleared senescent stem cells in mice, but it causes thrombocytopenia.")
     assert linked(found, "Navitoclax", "Thrombocytopenia"), found
     assert not linked(found, "Stem Cells", "Thrombocytopenia"), found
+
+
+@pytest.mark.parametrize(
+    "text, agent, middle, target, verb",
+    [
+        ("Rapamycin blocks mTORC1 by binding FKBP12.", "Rapamycin", "mTORC1", "FKBP12", "binds"),
+        ("SIRT1 activates PGC-1alpha by deacetylating FOXO3.", "SIRT1", "PGC-1α", "FOXO3", "deacetylates"),
+    ],
+)
+def test_the_verb_after_by_is_done_by_the_subject_not_by_the_object_before_it(text, agent, middle, target, verb):
+    # "A activates B by phosphorylating C": A phosphorylates C; B does nothing to C
+    found = pairs(text)
+    assert verb in found.get((agent, target), []), found
+    assert not linked(found, middle, target), found

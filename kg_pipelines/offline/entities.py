@@ -2187,10 +2187,18 @@ def _pairs(
     groups = _without_settings(text, sentence_start, firsts, groups, setting_keys)
     pairs: list[tuple[int, int]] = []
     for g in range(len(groups) - 1):
+        # "AMPK inhibits mTORC1 by phosphorylating TSC2": who phosphorylates is the sentence's
+        # subject (paired below), not the object before "by"
+        gap = text[firsts[groups[g][-1]][0].end : firsts[groups[g + 1][0]][0].start]
+        if g and _BY_GERUND.match(gap):
+            continue
         pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
     for g in range(2, len(groups)):
         pairs += [(p, q) for p in groups[0] for q in groups[g]]
     return pairs
+
+
+_BY_GERUND = re.compile(r"\s*,?\s*by\s+(?:\w+ly\s+)?\w+ing\b", re.IGNORECASE)  # "... by directly phosphorylating"
 
 
 def _without_baselines(
