@@ -459,3 +459,41 @@ def test_a_match_linked_by_rarer_names_is_selected_first():
     # among matches linked alike, similarity decides
     close = match("What is FGF19?", "bile#c1", 0.60, ["FGF19"], 3.3)
     assert _select({"c": [rare, close]}, "Which receptor does FGF19 bind?", OneModel()) is close
+
+
+class GoalThenElsewhere:
+    """A decomposer proposing the question first, then only a sub-question about another document."""
+
+    name = "test"
+
+    def __init__(self):
+        self.rounds = 0
+
+    def decompose(self, question, context, asked, n):
+        self.rounds += 1
+        return [question] if self.rounds == 1 else ["What does the mucus layer protect?"]
+
+    def reason(self, question, context):
+        return NO_ANSWER, False
+
+
+def test_the_question_is_asked_again_while_other_chunks_name_what_it_names_as_much(sample):
+    # two passages of the metformin document both name metformin: the question, which led to one of
+    # them, is asked again for the other before a sub-question about another document is followed
+    from kg_pipelines.ingestion.names import node_key
+    from kg_pipelines.retrieval.rationale_qa import _answers_in
+    from kg_pipelines.stores.graph_snapshot import load_graph_snapshot
+
+    passages = sorted(c for c in set(_answers_in(load_graph_snapshot(sample)).values()) if c.startswith("longevity/"))
+    assert len(passages) >= 2, passages
+    named = {node_key("metformin"): ("Metformin", {"longevity": passages[:2]})}
+    question = "Which trial tests whether metformin delays age-related diseases?"
+    result = answer_question(
+        question, sample, ["microbiome", "longevity"], rationale=GoalThenElsewhere(), entity_chunks=named
+    )
+    first, second = result.rounds[0], result.rounds[1]
+    assert first.selected.sub_question == question and first.chunk_added in passages[:2]
+    assert second.selected.sub_question == question, second.selected
+    assert {first.chunk_added, second.chunk_added} == set(passages[:2])
+    # with both gathered, the question has no passage left naming metformin: the other sub-question leads
+    assert result.rounds[2].selected.sub_question == "What does the mucus layer protect?"

@@ -6,7 +6,8 @@ The loop, as the seed writes it:
 2. At most ``max_iterations`` (5) rounds:
    - the **decomposer** proposes ``sub_questions`` (3) new sub-questions from the goal and the
      context gathered so far (it never repeats one already asked: one that led to a chunk or found
-     nothing new; a sub-question whose match lost the round to another's may come back);
+     nothing new; a sub-question whose match lost the round to another's may come back, and the
+     question itself comes back while other chunks name what it names as much as the one it led to);
    - each sub-question is a vector query against the atomic-question index ``questions__<c>`` of
      every collection asked, each embedded with that collection's own model;
    - the top-matching atomic question whose chunk is not in the context yet is selected: the
@@ -536,6 +537,7 @@ def answer_question(
         if hasattr(rationale, "descriptions"):
             rationale.descriptions = described(rationale.known_names)
 
+    goal_weight = 0.0  # the link weight of the chunk the question itself led to, while it is asked again
     for iteration in range(1, rules.max_iterations + 1):
         texts = [c.text for c in gathered]
         known_names(gathered)
@@ -549,6 +551,8 @@ def answer_question(
             result.stop_reason = "decomposer failed"
             break
         asked_keys = {a.casefold() for a in asked}
+        if goal_weight and proposed and question.casefold() not in {p.casefold() for p in proposed}:
+            proposed = [question, *proposed]  # the question's own names lead to more chunks yet
         sub_questions = [q for q in proposed if q.strip() and q.casefold() not in asked_keys][: rules.sub_questions]
         round_ = Round(iteration=iteration, sub_questions=sub_questions, matches=[])
         result.rounds.append(round_)
@@ -556,6 +560,11 @@ def answer_question(
             round_.stop_reason = result.stop_reason = "the decomposer proposed nothing new"
             break
         per_collection = index.search(sub_questions, rules.candidates_per_sub_question, {c.chunk_id for c in gathered})
+        if goal_weight:  # asked again only for chunks naming as much of it as the first one did
+            for collection, hits in per_collection.items():
+                per_collection[collection] = [
+                    m for m in hits if m.sub_question != question or m.link_weight >= goal_weight - 1e-9
+                ]
         round_.matches = _best_per_sub_question(per_collection)
         have = {(c.collection, c.chunk_id) for c in gathered}
         fresh = {c: [m for m in hits if (c, m.chunk_id) not in have] for c, hits in per_collection.items()}
@@ -566,6 +575,20 @@ def answer_question(
         asked.extend(
             q for q in sub_questions if q not in answered or (selected is not None and q == selected.sub_question)
         )
+        # the question itself, once it (or a sub-question naming just what it names) led to a chunk
+        # by those names, is asked again while other chunks name them as much (two passages of one
+        # document both writing "NAD+" and "NMN")
+        goal_names = next((set(m.linked) for hits in fresh.values() for m in hits if m.sub_question == question), None)
+        if (
+            selected is not None
+            and selected.linked
+            and (selected.sub_question == question or set(selected.linked) == goal_names)
+        ):
+            goal_weight = selected.link_weight
+            if question in asked:
+                asked.remove(question)
+        elif question not in answered:
+            goal_weight = 0.0
         if selected is None:
             round_.stop_reason = result.stop_reason = "no atomic question leads to a chunk not gathered yet"
             break
@@ -661,7 +684,7 @@ def _best_per_sub_question(per_collection: dict[str, list[AtomicMatch]]) -> list
     return sorted(best.values(), key=lambda m: (-m.score, m.sub_question))
 
 
-LINK_WEIGHT = 0.1  # similarity a match gains per unit of its linked names' weight (ln(1 + chunks / naming))
+LINK_WEIGHT = 0.2  # similarity a match gains per unit of its linked names' weight (ln(1 + chunks / naming))
 
 
 def _select(fresh: dict[str, list[AtomicMatch]], question: str, settings) -> AtomicMatch | None:
