@@ -242,3 +242,32 @@ def test_a_setting_answers_where_and_the_thing_secreted_answers_what():
         "Where does the protein secreted by Roseburia intestinalis inhibit NF-kB signalling?", ROSEBURIA
     )
     assert where.casefold() == "colon"
+
+
+def test_a_symbol_spelled_by_the_first_letters_of_the_kind_asked_is_of_that_kind():
+    # "fibroblast growth factor" is no type of the graph; FGF21's letters are its words' first letters
+    fasting = ["Prolonged fasting raises FGF21 in the liver of mice, and FGF21 then acts on adipose tissue."]
+    assert supported_entity("Which fibroblast growth factor does fasting raise in the liver?", fasting) == "FGF21"
+    binding = ["Prolonged fasting raises IGFBP1 in the liver of mice, and IGFBP1 then binds IGF1 in the blood."]
+    refused("Which fibroblast growth factor does fasting raise in the liver?", binding)
+
+
+def test_a_protein_the_text_calls_no_kinase_needs_the_words_describing_the_kinase_asked():
+    # p53 is a protein, which a kinase is too; but no sentence calls it a kinase and none holds
+    # "upstream": beside the bridge AMPK it is no answer, where the text's "the kinase LKB1" is
+    question = "Which upstream kinase activates the energy sensor that lithocholic acid switches on?"
+    sensor = "AMPK is the main energy sensor of the cell. Lithocholic acid activates AMPK in worms. "
+    refused(question, [sensor + "DNA damage raises p53 levels, and p53 activates AMPK in cultured fibroblasts."])
+    lkb1 = "In hepatocytes, the kinase LKB1 activates AMPK when energy is low."
+    assert supported_entity(question, [sensor + lkb1]) == "LKB1"
+
+
+def test_a_word_ending_as_an_enzyme_name_calls_its_subject_an_enzyme():
+    # "the manganese superoxide dismutase": an enzyme, though no sentence writes "enzyme" (nor
+    # "antioxidant": the text itself must call SOD2 one of the kind, as above)
+    text = [
+        "Caloric restriction raises SIRT3 in mouse tissues. SIRT3 deacetylates and activates SOD2, the manganese "
+        "superoxide dismutase of mitochondria."
+    ]
+    question = "Which antioxidant enzyme is activated by the sirtuin that caloric restriction raises?"
+    assert supported_entity(question, text) == "SOD2"

@@ -1105,3 +1105,48 @@ def test_a_run_of_sentences_opening_on_they_goes_on_about_the_subject_before_the
     # a sentence about other cells between them breaks the run: "They" are those cells
     broken = [context[0].replace("They keep low", "Tumour cells keep low")]
     assert_refuses(question, broken)
+
+
+SOIL_BACTERIUM = [
+    "Bleomycin is a glycopeptide antibiotic made by the soil bacterium Streptomyces verticillus. Researchers in "
+    "Tokyo isolated the bacterium from a soil sample collected in Japan in 1962. Clinicians use bleomycin "
+    "against testicular cancer."
+]
+
+
+def test_the_kind_noun_a_sentence_before_wrote_a_name_after_refers_to_that_name():
+    # "the bacterium" of the second sentence is the soil bacterium the first one names: the place it
+    # was found and the drug it makes are said of one microorganism, and both sentences are shown
+    found = reason(
+        "Which soil microorganism, isolated from a sample collected in Japan, makes bleomycin?", SOIL_BACTERIUM
+    )
+    assert found.supported and found.answer_entity == "Streptomyces Verticillus", found.answer
+    assert [text for _p, text in found.sentences] == [
+        "Bleomycin is a glycopeptide antibiotic made by the soil bacterium Streptomyces verticillus.",
+        "Researchers in Tokyo isolated the bacterium from a soil sample collected in Japan in 1962.",
+    ]
+    # a noun the sentence before writes no name after ("antibiotic") refers to nothing named
+    assert not reason("Which antibiotic was isolated from a sample collected in Japan?", SOIL_BACTERIUM).supported
+
+
+FERMENTATION = [
+    "Colonic bacteria ferment dietary fibre. The main short-chain fatty acids are acetate, propionate and butyrate. "
+    "Eubacterium rectale produces butyrate from starch. Butyrate activates the receptor HCAR2 on colonic "
+    "macrophages. Bacteroides thetaiotaomicron produces succinate, and succinate activates the receptor SUCNR1 on "
+    "tuft cells."
+]
+
+
+def test_a_class_the_question_describes_as_one_thing_is_reached_through_a_member_the_text_lists():
+    # "the short-chain fatty acid that E. rectale produces" is butyrate: the text lists it among them
+    found = reason(
+        "Which receptor is switched on by the short-chain fatty acid that Eubacterium rectale produces?", FERMENTATION
+    )
+    assert found.supported and found.answer_entity == "HCAR2", found.answer
+    assert found.bridges == ["Butyrate"]
+    # succinate is no short-chain fatty acid the text lists: SUCNR1 does not answer
+    refused = reason(
+        "Which receptor is switched on by the short-chain fatty acid that Bacteroides thetaiotaomicron produces?",
+        FERMENTATION,
+    )
+    assert not refused.supported, refused.answer

@@ -385,6 +385,35 @@ def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str],
     return (before.stems if refers else frozenset()), continues
 
 
+DEFINITE_WORDS = frozenset({"the", "this"})
+
+
+def _resolve_kind_nouns(
+    before: ContextSentence, sentence: ContextSentence, names: Mapping[str, str]
+) -> ContextSentence:
+    """``sentence`` with the entity "the <noun>" refers to, when the sentence before writes one entity
+    right after that noun ("... produced by the soil bacterium Streptomyces hygroscopicus.
+    Researchers isolated the bacterium from a soil sample ..."): it names that entity, and goes on
+    about the sentence before."""
+    before_words = words(before.text)
+    kinds: dict[str, set[str]] = {}  # kind noun -> the entities written right after it
+    for key in before.entities:
+        name_words = words(key)
+        for i in range(1, len(before_words) - len(name_words) + 1):
+            if before_words[i : i + len(name_words)] == name_words and noun_form(before_words[i - 1]) in type_nouns():
+                kinds.setdefault(noun_form(before_words[i - 1]), set()).add(key)
+    text_words = words(sentence.text)
+    referred = {
+        next(iter(kinds[noun_form(w)]))
+        for article, w in zip(text_words, text_words[1:])
+        if article in DEFINITE_WORDS and len(kinds.get(noun_form(w), ())) == 1
+    } - set(sentence.entities)
+    if not referred:
+        return sentence
+    entities = {**sentence.entities, **{key: names.get(key, key) for key in sorted(referred)}}
+    return replace(sentence, entities=entities, continues=True)
+
+
 def build_context_graph(
     context: list[str],
     known_names: Iterable[str] = (),
@@ -457,6 +486,9 @@ def build_context_graph(
                     listed_under=heading if LIST_ITEM.match(a.sentences[i].text) else frozenset(),
                 )
             )
+    for i in range(1, len(sentences)):
+        if sentences[i].passage == sentences[i - 1].passage:
+            sentences[i] = _resolve_kind_nouns(sentences[i - 1], sentences[i], names)
     for name, kind in introduced.items():  # a kind the text gives a name it introduces is its type
         if node_key(name) in names and names[node_key(name)] == node_key(name):
             names[node_key(name)] = name  # shown as written ("anti-inflammatory"), not as its key
@@ -518,6 +550,9 @@ class QuestionParts:
     # the anchors the question writes as names (capitalised, a symbol, a digit); the others are
     # common nouns ("ileal cells", "premature-aging syndrome")
     names_written: frozenset[str] = frozenset()
+    # the common-noun anchors the question writes as one thing it describes ("the short-chain fatty
+    # acid that F. prausnitzii makes"): one member of that class, which a chain's bridge may be
+    described_classes: frozenset[str] = frozenset()
     # anchor key -> stems of the words the question writes it with ("sirolimus" for the entity
     # rapamycin): held by a chain that names the anchor
     anchor_written: dict[str, frozenset[str]] = field(default_factory=dict)
@@ -527,6 +562,9 @@ class QuestionParts:
     paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
     asks_setting: bool = False  # "In which country ...", "Where ...": the answer is a setting
     asks_name: bool = False  # "What is the current name of ...": the answer is what the thing is called
+    # the first letters of the wh-phrase's words up to its kind noun ("which Toll-like receptor": tlr),
+    # which a symbol of that family is written with (TLR4)
+    wh_initials: str = ""
     # relation class -> the members of the paraphrase groups its verb belongs to ("clear": kill,
     # eliminate, remove ...): a sentence writing one states the relation in other words
     relation_paraphrases: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
@@ -877,6 +915,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         or ordered[:1]
     )
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
+    described_classes = frozenset(a for a in ordered if a not in written and _described_member(question, a))
     answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
     cue_tokens = {i for i, (start, _e, _w) in enumerate(tokens) if start in cue_starts}  # verbs
     anchor_described = {
@@ -890,6 +929,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         required=required,
         anchor_names=anchors,
         names_written=frozenset(written),
+        described_classes=described_classes,
         wh_noun=wh_noun,
         wh_types=nouns.get(wh_noun, frozenset()) if wh_noun else frozenset(),  # empty: the text must say it
         wh_stems=wh_stems,
@@ -919,6 +959,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             tokens[wh_start][2].casefold() == "where"
             or (wh_start > 0 and tokens[wh_start - 1][2].casefold() in SETTING_PREPOSITIONS)
         ),
+        wh_initials="".join(
+            part[0] for s, _e, w in tokens if in_wh(s) and s > wh_first for part in w.casefold().split("-") if part
+        )
+        if wh_noun
+        else "",
         wh_describing=frozenset(
             stem(w)
             for s, _e, w in tokens
@@ -1150,6 +1195,51 @@ def _names_nothing_after(
 
 
 DESCRIBED_MAX_WORDS = 4  # words between the article and the relative pronoun of a described phrase
+
+
+MEMBERSHIP_CUES = tuple(tuple(line.split()) for line in data_lines("membership_cues.txt"))
+
+
+def _described_member(question: str, key: str) -> bool:
+    """Whether the question writes the class ``key`` as one thing it goes on to describe: "the
+    short-chain fatty acid that ...", "the bile acid produced by ..." (an article before it, a
+    relative word, a preposition or a participle after it)."""
+    name = [noun_form(w) for w in words(key)]
+    forms = [noun_form(w) for w in words(question)]
+    question_words = words(question)
+    n = len(name)
+    return any(
+        forms[i : i + n] == name
+        and question_words[i - 1] == "the"
+        and (question_words[i + n] in OBJECT_ENDS | PREPOSITIONS or question_words[i + n].endswith("ed"))
+        for i in range(1, len(forms) - n)
+    )
+
+
+def _member_of(graph: ContextGraph, key: str, cls: str) -> bool:
+    """Whether the text says entity ``key`` is one of the class ``cls``: the class, a membership cue
+    and a list holding the entity ("The main short-chain fatty acids are acetate, propionate and
+    butyrate", "bile acids such as deoxycholic acid"; ``data/membership_cues.txt``), or the entity
+    called one ("butyrate, a short-chain fatty acid")."""
+    cls_form = [noun_form(w) for w in words(cls)]
+    key_words = words(key)
+    n = len(cls_form)
+    for _position, sentence_words, at in _written_at(graph, key):
+        forms = [noun_form(w) for w in sentence_words]
+        for i in range(at - n + 1):
+            if forms[i : i + n] != cls_form:
+                continue
+            rest = sentence_words[i + n : at]
+            cue = next((c for c in MEMBERSHIP_CUES if tuple(rest[: len(c)]) == c), None)
+            # the list runs from the cue to the entity: no clause ("which", a verb) between
+            if cue is not None and not set(rest[len(cue) :]) & (OBJECT_ENDS - {"and", "or"}):
+                return True
+        # "butyrate, a short-chain fatty acid", "butyrate is a short-chain fatty acid"
+        after = forms[at + len(key_words) :]
+        after = after[1:] if after[:1] in (["is"], ["are"]) else after
+        if after[:1] in (["a"], ["an"]) and after[1 : 1 + n] == cls_form:
+            return True
+    return False
 
 
 def _described_phrases(
@@ -1412,6 +1502,29 @@ def _abbreviates(word: str, noun: str) -> bool:
     return bool(match) and len(match.group(1)) >= MIN_SYMBOL_LETTERS and noun.startswith(match.group(1))
 
 
+MOLECULE_TYPES = frozenset({"protein", "gene"})  # types whose things come in many kinds (kinase, receptor ...)
+
+
+def _subkind(q: QuestionParts) -> bool:
+    """Whether the kind the question asks for is one kind of protein or gene ("kinase", "receptor"),
+    which the entity type alone does not say, rather than the type itself ("Which protein ...")."""
+    return bool(q.wh_types) and q.wh_types <= MOLECULE_TYPES and q.wh_noun not in MOLECULE_TYPES
+
+
+MIN_INITIALS = 3  # a symbol's letters spell out a kind's words only this many ("FGF"; "AR" no)
+
+
+def _initialled(key: str, initials: str) -> bool:
+    """Whether a numbered symbol of entity ``key`` is written with the first letters of the words
+    naming its kind: FGF21 is a "fibroblast growth factor", TLR4 a "Toll-like receptor", CDK6 a
+    "cyclin-dependent kinase" (the letters end at the kind noun, at least ``MIN_INITIALS`` of them)."""
+    for word in key.split():
+        match = re.fullmatch(r"([a-z]+)-?\d+[a-z]?", word)
+        if match and len(match.group(1)) >= MIN_INITIALS and initials.endswith(match.group(1)):
+            return True
+    return False
+
+
 def _same_symbol(a: str, b: str) -> bool:
     """Whether two numbered symbols name one thing, gene and protein: the same number, the letters of
     one ending the other's (TP53 and p53); not siblings (CDK4 and CDK6 differ in the number)."""
@@ -1663,14 +1776,30 @@ def _calls(
                 other = next((o for o in others if o and after[j : j + len(o)] == o), None)
                 if other is not None:
                     end = j + len(other)
-                    if end < len(after) and noun_form(after[end]) == noun:
-                        after = after[: end + 1]  # "a tyrosine kinase inhibitor": that name modifies the noun
+                    # "a tyrosine kinase inhibitor", "the manganese superoxide dismutase": that name
+                    # modifies the noun the phrase goes on to
+                    rest = after[end:]
+                    k = next((m for m, w in enumerate(rest) if _names_kind(w, noun)), None)
+                    if k is not None and not set(rest[:k]) & (PREPOSITIONS | COPULAS):
+                        after = after[: end + k + 1]
                     else:
                         after = after[: j - 1] if noun_form(after[j - 1]) == noun else after[:j]
                     break
-        if any(noun_form(w) == noun for w in before) or (described and any(noun_form(w) == noun for w in after)):
+        if any(_names_kind(w, noun) for w in before) or (described and any(_names_kind(w, noun) for w in after)):
             return True
     return False
+
+
+@functools.cache
+def kind_suffixes() -> dict[str, tuple[str, ...]]:
+    """Kind noun -> the word endings that name one of that kind (``data/kind_suffixes.tsv``)."""
+    return {row[0]: tuple(row[1].split(",")) for row in _lines("kind_suffixes.tsv")}
+
+
+def _names_kind(word: str, noun: str) -> bool:
+    """Whether ``word`` names the kind ``noun``: the noun itself, or a word of its ending ("the
+    superoxide dismutase": an enzyme)."""
+    return noun_form(word) == noun or (len(word) > 4 and word.endswith(kind_suffixes().get(noun, ())))
 
 
 BESIDE_WORDS = ("with", "besides", "alongside", "plus", "and", "or")  # "given with X": the list beside X answers
@@ -1809,6 +1938,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         hit = frozenset(
             a for a in present if any(_in_sentence(s, a) for s in [*sentences, *(graph.sentences[b] for b in before)])
         )
+        # "the short-chain fatty acid that F. prausnitzii makes" through butyrate, one of them
+        hit |= {a for a in q.described_classes if chain.bridge is not None and _member_of(graph, chain.bridge, a)}
         stems = set().union(*(s.stems | s.referred for s in sentences))
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
@@ -1895,7 +2026,11 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # says nothing to check
         chain.kind_ok = (
             bool(q.wh_noun or q.wh_names)
-            and (not q.wh_noun or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types))
+            and (
+                not q.wh_noun
+                or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
+                or _initialled(chain.candidate, q.wh_initials)
+            )
             and not _collective(chain.candidate, q.wh_noun)
             and not _names_the_kind(q, chain.candidate)
             and _named_as(graph, chain.candidate, q.wh_names)
@@ -1904,6 +2039,18 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.kind_said = (
             chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
         )
+        if (
+            chain.kind_ok
+            and chain.bridge is not None
+            and q.wh_describing
+            and not describing
+            and _subkind(q)
+            and not chain.kind_said
+        ):
+            # "Which upstream kinase activates the sensor that X switches on?": a last hop only names
+            # the answer beside the bridge, so a protein of no kind the text says, in sentences
+            # holding none of the words describing the answer, is no answer (p53 is no kinase)
+            chain.kind_ok = _initialled(chain.candidate, q.wh_initials)
         chain.clause_stated = _clause_stated(q, graph, chain)
         bridge_ok = (
             chain.bridge is not None
@@ -2119,6 +2266,8 @@ def _bridge_described(q: QuestionParts, graph: ContextGraph, bridge: str, by_typ
         return True  # of the kind, as the bridge or as the text spells it out ("fibroblast growth factor 19")
     if _named_without_number(q, graph, bridge):
         return True
+    if any(_member_of(graph, bridge, a) for a in q.described_classes):
+        return True  # "the short-chain fatty acid that X makes": butyrate, one of them
     if bridge in _aliases_of_anchors(q, graph).values():
         return True  # the text says it is a thing the question names, under another name
     said = [graph.sentences[p].stems for p in positions]
@@ -2516,7 +2665,16 @@ def reason(
         elif positions and q.wh_noun is None:  # no kind to check: only a name the text gives it answers
             positions, why = (), "no sentence gives the thing the question describes another name"
     if positions:
-        used = [graph.sentences[p] for p in positions][:max_sentences]
+        # the sentences the first one goes on about, where they name what it answers with ("... the soil
+        # bacterium S. hygroscopicus. Researchers isolated the bacterium ...") come first
+        named = {answer_key, *q.anchors}
+        earlier = [
+            b
+            for b in reversed(_continued_from(graph, positions[0]))
+            if b not in positions and any(_in_sentence(graph.sentences[b], k) for k in named)
+        ]
+        shown = [*earlier[: max(0, max_sentences - len(positions))], *positions]
+        used = [graph.sentences[p] for p in shown][:max_sentences]
         name = graph.names.get(answer_key, answer_key)
         return ExtractiveAnswer(
             answer=f"{name}: " + " ".join(s.text for s in used),
