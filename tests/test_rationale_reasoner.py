@@ -29,6 +29,7 @@ from kg_pipelines.offline.rationale import (
     read_question,
     reason,
     relation_by_meaning,
+    stem,
 )
 from tests.conftest import REPO_ROOT
 
@@ -1129,6 +1130,23 @@ def test_the_kind_noun_a_sentence_before_wrote_a_name_after_refers_to_that_name(
     assert not reason("Which antibiotic was isolated from a sample collected in Japan?", SOIL_BACTERIUM).supported
 
 
+def test_the_kind_noun_a_sentence_before_calls_a_name_refers_to_it_with_what_that_sentence_states():
+    # "the compound" is nystatin, which the sentence before calls a compound; "the bacterium" is the
+    # bacterium it names after that noun: the second sentence names both, and the first's relation
+    # between them holds there too
+    graph = build_context_graph(
+        [
+            "Nystatin is a polyene compound produced by the soil bacterium Streptomyces noursei. Elizabeth Hazen "
+            "and Rachel Brown isolated the bacterium from a farm in Virginia and named the compound after New York "
+            "State."
+        ]
+    )
+    second = graph.sentences[1]
+    assert {"nystatin", "streptomyces noursei"} <= second.entities.keys() and second.continues
+    assert second.relations[frozenset({"nystatin", "streptomyces noursei"})] == ("produces",)
+    assert stem("polyene") in second.referred  # what the compound is, said in the sentence before
+
+
 FERMENTATION = [
     "Colonic bacteria ferment dietary fibre. The main short-chain fatty acids are acetate, propionate and butyrate. "
     "Eubacterium rectale produces butyrate from starch. Butyrate activates the receptor HCAR2 on colonic "
@@ -1150,3 +1168,17 @@ def test_a_class_the_question_describes_as_one_thing_is_reached_through_a_member
         FERMENTATION,
     )
     assert not refused.supported, refused.answer
+
+
+NYSTATIN = [
+    "Nystatin is a polyene compound produced by the soil bacterium Streptomyces noursei. Elizabeth Hazen and Rachel "
+    "Brown isolated the bacterium from a farm in Virginia and named the compound after New York State."
+]
+
+
+def test_a_question_asking_for_a_setting_is_not_answered_by_a_name_the_sentence_sets_elsewhere():
+    # the bacterium was found in Virginia (a setting the text writes after "in"); New York State, a
+    # "state" by its name, is what the compound is named after
+    found = reason("In which state was the bacterium that produces nystatin found?", NYSTATIN)
+    assert not found.supported, found.answer
+    assert_answers("After which state is nystatin named?", NYSTATIN, "New York State")

@@ -391,18 +391,20 @@ DEFINITE_WORDS = frozenset({"the", "this"})
 def _resolve_kind_nouns(
     before: ContextSentence, sentence: ContextSentence, names: Mapping[str, str]
 ) -> ContextSentence:
-    """``sentence`` with the entity "the <noun>" refers to, when the sentence before writes one entity
-    right after that noun ("... produced by the soil bacterium Streptomyces hygroscopicus.
-    Researchers isolated the bacterium from a soil sample ..."): it names that entity, and goes on
-    about the sentence before."""
+    """``sentence`` with the entity "the <noun>" refers to, when the sentence before calls one entity
+    that noun ("Rapamycin is a macrolide compound produced by the soil bacterium Streptomyces
+    hygroscopicus. Researchers isolated the bacterium ... and named the compound after the island"):
+    it names that entity, goes on about the sentence before and refers to its words, and what that
+    sentence states of the entity holds here too."""
     before_words = words(before.text)
-    kinds: dict[str, set[str]] = {}  # kind noun -> the entities written right after it
-    for key in before.entities:
-        name_words = words(key)
-        for i in range(1, len(before_words) - len(name_words) + 1):
-            if before_words[i : i + len(name_words)] == name_words and noun_form(before_words[i - 1]) in type_nouns():
-                kinds.setdefault(noun_form(before_words[i - 1]), set()).add(key)
     text_words = words(sentence.text)
+    asked = {noun_form(w) for article, w in zip(text_words, text_words[1:]) if article in DEFINITE_WORDS}
+    kinds: dict[str, set[str]] = {}  # kind noun -> the entities the sentence before calls one
+    for key in before.entities:
+        others = [words(k) for k in before.entities if k != key]
+        for noun in asked & type_nouns().keys():
+            if _calls(before_words, words(key), noun, others):  # "the bacterium X", "X is a compound"
+                kinds.setdefault(noun, set()).add(key)
     referred = {
         next(iter(kinds[noun_form(w)]))
         for article, w in zip(text_words, text_words[1:])
@@ -411,7 +413,18 @@ def _resolve_kind_nouns(
     if not referred:
         return sentence
     entities = {**sentence.entities, **{key: names.get(key, key) for key in sorted(referred)}}
-    return replace(sentence, entities=entities, continues=True)
+    relations = {pair: tags for pair, tags in before.relations.items() if pair <= entities.keys() and pair & referred}
+    directed = {
+        ends: tags for ends, tags in before.directed.items() if {*ends} <= entities.keys() and {*ends} & referred
+    }
+    return replace(
+        sentence,
+        entities=entities,
+        continues=True,
+        referred=sentence.referred | before.stems,
+        relations={**relations, **sentence.relations},
+        directed={**directed, **sentence.directed},
+    )
 
 
 def build_context_graph(
@@ -2010,7 +2023,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         for cls, meant in q.meant.items():  # the question's own words for a relation the chain states
             if cls in stated:
                 stems |= meant
-        stems |= _held_by_paraphrase(q, graph, chain.positions)
+        # the words of a sentence the first one refers back to hold the question's words in theirs too
+        said = (*before, *chain.positions) if sentences[0].referred else chain.positions
+        stems |= _held_by_paraphrase(q, graph, said)
         chain.phrase_stated = any(p <= stems for p in q.phrase_stems)
         # the words the question describes an anchor with, said of it anywhere in the text or its node
         # description ("the lipid mediator OEA": "Oleoylethanolamide (OEA) is an endogenous lipid mediator")
@@ -2177,6 +2192,26 @@ def _only_as_setting(graph: ContextGraph, key: str, position: int) -> bool:
     right after a setting preposition, an article between or not ("signalling in intestinal cells")."""
     places = [(sentence_words, i) for _p, sentence_words, i in _written_at(graph, key, (position,))]
     return bool(places) and all(_after_setting_preposition(sentence_words, i) for sentence_words, i in places)
+
+
+def _set_elsewhere(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the last sentence writes the answer other than as a setting and another thing as one,
+    for a question asking for a setting ("In which state was the bacterium found?": "isolated the
+    bacterium from a farm in Virginia and named the compound after New York State" is set in
+    Virginia); not the answer's own other name beside it ("on Rapa Nui (Easter Island)")."""
+    position = chain.positions[-1]
+    if _only_as_setting(graph, chain.candidate, position):
+        return False
+    sentence = graph.sentences[position]
+    written = " ".join(words(sentence.text))  # "rapa nui easter island": the two names side by side
+    return any(
+        _only_as_setting(graph, other, position)
+        for other in sentence.entities
+        if other != chain.candidate
+        and other not in q.anchors
+        and not _mentions(written, f"{other} {chain.candidate}")
+        and not _mentions(written, f"{chain.candidate} {other}")
+    )
 
 
 def _after_setting_preposition(sentence_words: list[str], i: int) -> bool:
@@ -2361,6 +2396,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
         return f"no connected entity is of the kind the question asks for ({kind})"
+    if q.asks_setting and _set_elsewhere(q, graph, chain):
+        return "the connecting sentence sets what it says in another place than the answer"
     asked = organisms_in(q.text[q.wh_first : q.wh_end])
     if asked and not asked <= organisms_in(" ".join(graph.sentences[p].text for p in chain.positions)):
         # "What is the worm gene for ...?": a sentence about the human protein answers another question
