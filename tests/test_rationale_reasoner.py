@@ -1182,3 +1182,16 @@ def test_a_question_asking_for_a_setting_is_not_answered_by_a_name_the_sentence_
     found = reason("In which state was the bacterium that produces nystatin found?", NYSTATIN)
     assert not found.supported, found.answer
     assert_answers("After which state is nystatin named?", NYSTATIN, "New York State")
+
+
+def test_a_word_written_only_as_what_an_inhibiting_verb_acts_on_is_not_held():
+    # "suppresses the initiation of autophagy" says nothing initiates it: the question's "initiates"
+    # is not held there, while a sentence writing it as its own verb holds it
+    from kg_pipelines.offline.rationale import _held_against
+
+    graph = build_context_graph(
+        ["When nutrients are plentiful, mTORC1 suppresses the initiation of autophagy. ULK1 initiates autophagy."]
+    )
+    wanted = frozenset({stem("initiates")})
+    assert _held_against(graph.sentences[:1], wanted) == set(wanted)
+    assert _held_against(graph.sentences, wanted) == set()

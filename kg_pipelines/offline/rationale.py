@@ -67,6 +67,7 @@ already asked (case-insensitive) is proposed again, so the loop ends.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -1942,6 +1943,11 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         for a in present
     }
     total_anchor = sum(weights.values()) or 1.0
+    # the verb right after the wh-phrase ("Which kinase complex *initiates* ...", the phrase's last
+    # noun between), when the lexicon does not know it: a sentence holds it only where no inhibiting
+    # verb acts on it
+    after_wh = list(itertools.takewhile(lambda w: w not in AUXILIARIES, words(q.text[q.wh_end :])[:2]))
+    main_verb = frozenset(stem(w) for w in [w for w in after_wh if w.endswith("s") and len(w) > 3][:1]) & q.stems
     total_words = sum(graph.idf(s) for s in q.stems) or 1.0
     for chain in chains:
         sentences = [graph.sentences[p] for p in chain.positions]
@@ -1953,7 +1959,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
         # "the short-chain fatty acid that F. prausnitzii makes" through butyrate, one of them
         hit |= {a for a in q.described_classes if chain.bridge is not None and _member_of(graph, chain.bridge, a)}
-        stems = set().union(*(s.stems | s.referred for s in sentences))
+        stems = set().union(*(s.stems | s.referred for s in sentences)) - _held_against(sentences, main_verb)
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
             for noun in nouns if entity else ():
@@ -2126,6 +2132,25 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         )
     chains.sort(key=lambda c: (-c.score, c.positions, c.candidate))
     return chains
+
+
+OPPOSING_CLASSES = frozenset({"inhibits", "decreases"})
+
+
+def _held_against(sentences: list[ContextSentence], wanted: frozenset[str]) -> set[str]:
+    """The ``wanted`` stems the sentences write only as what a verb of inhibiting or lowering acts on
+    ("mTORC1 ... suppresses the initiation of autophagy" holds no "initiates")."""
+    against, held = set(), set()
+    for sentence in sentences:
+        sentence_words = words(sentence.text)
+        for i, word in enumerate(sentence_words):
+            st = stem(word)
+            if st not in wanted:
+                continue
+            before = [w for w in sentence_words[max(0, i - 2) : i] if w not in ARTICLES]
+            tag = _verb_tag(before[-1]) if before else None
+            (against if tag is not None and _relation_of(tag) in OPPOSING_CLASSES else held).add(st)
+    return against - held
 
 
 def _verb_relates(q: QuestionParts, sentence: ContextSentence, anchor: str, key: str) -> bool:
