@@ -406,11 +406,7 @@ def _resolve_kind_nouns(
         for noun in asked & type_nouns().keys():
             if _calls(before_words, words(key), noun, others):  # "the bacterium X", "X is a compound"
                 kinds.setdefault(noun, set()).add(key)
-    referred = {
-        next(iter(kinds[noun_form(w)]))
-        for article, w in zip(text_words, text_words[1:])
-        if article in DEFINITE_WORDS and len(kinds.get(noun_form(w), ())) == 1
-    } - set(sentence.entities)
+    referred = {next(iter(keys)) for keys in kinds.values() if len(keys) == 1} - set(sentence.entities)
     if not referred:
         return sentence
     entities = {**sentence.entities, **{key: names.get(key, key) for key in sorted(referred)}}
@@ -1219,8 +1215,8 @@ def _described_member(question: str, key: str) -> bool:
     short-chain fatty acid that ...", "the bile acid produced by ..." (an article before it, a
     relative word, a preposition or a participle after it)."""
     name = [noun_form(w) for w in words(key)]
-    forms = [noun_form(w) for w in words(question)]
     question_words = words(question)
+    forms = [noun_form(w) for w in question_words]
     n = len(name)
     return any(
         forms[i : i + n] == name
@@ -1506,13 +1502,14 @@ def _collective(key: str, noun: str | None) -> bool:
     return bool(name) and noun_form(name[-1]) in COLLECTIVE_NOUNS and noun_form(name[-1]) != noun
 
 
+NUMBERED_SYMBOL = re.compile(r"([a-z]+)-?\d+[a-z]?")  # "sirt3", "fgf21", "gpr109a": letters, then a number
 MIN_SYMBOL_LETTERS = 4  # a symbol's letters abbreviate a noun only this long ("SIRT" of sirtuin; "CDK" no)
 
 
 def _abbreviates(word: str, noun: str) -> bool:
     """Whether a numbered symbol is a member of the family the noun names: its letters before the
     number begin the noun ("SIRT3" is a sirtuin), at least ``MIN_SYMBOL_LETTERS`` of them."""
-    match = re.fullmatch(r"([a-z]+)-?\d+[a-z]?", word.casefold())
+    match = NUMBERED_SYMBOL.fullmatch(word.casefold())
     return bool(match) and len(match.group(1)) >= MIN_SYMBOL_LETTERS and noun.startswith(match.group(1))
 
 
@@ -1533,7 +1530,7 @@ def _initialled(key: str, initials: str) -> bool:
     naming its kind: FGF21 is a "fibroblast growth factor", TLR4 a "Toll-like receptor", CDK6 a
     "cyclin-dependent kinase" (the letters end at the kind noun, at least ``MIN_INITIALS`` of them)."""
     for word in key.split():
-        match = re.fullmatch(r"([a-z]+)-?\d+[a-z]?", word)
+        match = NUMBERED_SYMBOL.fullmatch(word)
         if match and len(match.group(1)) >= MIN_INITIALS and initials.endswith(match.group(1)):
             return True
     return False
@@ -1946,8 +1943,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     # the verb right after the wh-phrase ("Which kinase complex *initiates* ...", the phrase's last
     # noun between), when the lexicon does not know it: a sentence holds it only where no inhibiting
     # verb acts on it
-    after_wh = list(itertools.takewhile(lambda w: w not in AUXILIARIES, words(q.text[q.wh_end :])[:2]))
-    main_verb = frozenset(stem(w) for w in [w for w in after_wh if w.endswith("s") and len(w) > 3][:1]) & q.stems
+    after_wh = itertools.takewhile(lambda w: w not in AUXILIARIES, words(q.text[q.wh_end :])[:2])
+    verb = next((w for w in after_wh if w.endswith("s") and len(w) > 3), None)
+    main_verb = frozenset({stem(verb)}) & q.stems if verb else frozenset()
     total_words = sum(graph.idf(s) for s in q.stems) or 1.0
     for chain in chains:
         sentences = [graph.sentences[p] for p in chain.positions]
@@ -2140,6 +2138,8 @@ OPPOSING_CLASSES = frozenset({"inhibits", "decreases"})
 def _held_against(sentences: list[ContextSentence], wanted: frozenset[str]) -> set[str]:
     """The ``wanted`` stems the sentences write only as what a verb of inhibiting or lowering acts on
     ("mTORC1 ... suppresses the initiation of autophagy" holds no "initiates")."""
+    if not wanted:
+        return set()
     against, held = set(), set()
     for sentence in sentences:
         sentence_words = words(sentence.text)
