@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from kg_pipelines.llm.grounding import words
 from kg_pipelines.offline.rationale import (
     NO_ANSWER,
     _abbreviates,
@@ -1195,3 +1196,102 @@ def test_a_word_written_only_as_what_an_inhibiting_verb_acts_on_is_not_held():
     wanted = frozenset({stem("initiates")})
     assert _held_against(graph.sentences[:1], wanted) == set(wanted)
     assert _held_against(graph.sentences, wanted) == set()
+
+
+PROTEIN_KINASE_A = [
+    "PKA is a tetramer composed of two regulatory subunits and a catalytic alpha subunit. The regulatory subunits "
+    "bind cAMP. When cAMP rises, the regulatory subunits release the catalytic subunit, and the upstream kinase PDK1 "
+    "phosphorylates threonine 197 of the alpha subunit. The kinase PKN2 can also phosphorylate this site."
+]
+
+
+def test_a_definite_phrase_the_sentence_before_wrote_goes_on_about_it():
+    # "the regulatory subunits", "the alpha subunit": the subunits of PKA the first sentence introduced,
+    # so the last sentence's "this site" is on PKA, and its own verb is what it says of PKN2
+    graph = build_context_graph(PROTEIN_KINASE_A)
+    assert [s.continues for s in graph.sentences] == [False, True, True, True]
+    assert "pdk1" not in graph.sentences[3].entities  # "The kinase PKN2" is PKN2, not the kinase before
+    question = "Apart from PDK1, which kinase can also phosphorylate threonine 197 on the alpha subunit of PKA?"
+    assert_answers(question, PROTEIN_KINASE_A, "PKN2")
+    # written without the phrases of the sentences before, the site is of nothing PKA is made of
+    unrelated = [
+        PROTEIN_KINASE_A[0].replace(
+            "the regulatory subunits release the catalytic subunit, and the upstream kinase PDK1 phosphorylates "
+            "threonine 197 of the alpha subunit",
+            "the upstream kinase PDK1 phosphorylates threonine 197 of a substrate",
+        )
+    ]
+    assert_refuses(question, unrelated)
+
+
+def test_a_gene_the_question_says_encodes_the_bridge_is_the_bridges_own_gene():
+    # "The gene ... encodes a protein that ...": the FXN gene and the FXN protein, one name
+    context = [
+        "The FXN gene was discovered in 1996, when patients with Friedreich ataxia were found to carry repeats in "
+        "it. Membrane-bound FXN acts mainly in the mitochondria as an obligatory iron donor for ferrochelatase (FECH)."
+    ]
+    question = (
+        "The gene discovered in 1996 in patients with Friedreich ataxia encodes a protein that serves in the "
+        "mitochondria as an obligatory iron donor for which enzyme?"
+    )
+    assert_answers(question, context, "ferrochelatase")
+    assert_refuses(question, [context[0].replace("The FXN gene", "FXN")])  # nothing says FXN is a gene
+
+
+def test_what_a_sentence_calls_a_name_is_not_cut_short_at_the_kind_noun_itself_or_given_to_a_longer_name():
+    # a "polyamine" node is the kind the sentence calls putrescine, not another name ending the phrase
+    graph = build_context_graph(
+        ["Putrescine is a small polyamine made in all cells."], known_names=["Putrescine", "polyamine"]
+    )
+    assert "polyamine" in graph.sentences[0].entities
+    assert _is_kind(graph, "putrescine", "polyamine", frozenset())
+    # "the enzyme lanosterol 14-alpha-demethylase" calls the longer name an enzyme, not lanosterol
+    sentence = "The enzyme lanosterol 14-alpha-demethylase removes a methyl group from lanosterol."
+    assert not _calls(words(sentence), ["lanosterol"], "enzyme", [])
+    assert _calls(words("The enzyme lanosterol demethylase acts first."), ["lanosterol", "demethylase"], "enzyme", [])
+
+
+def test_a_kind_noun_after_those_or_before_a_process_noun_describes_no_other_thing():
+    assert (
+        "cell"
+        not in read_question("Which receptor on hepatocytes binds the bile acid that those cells secrete?").bridge_nouns
+    )
+    assert (
+        "cell"
+        in read_question("Which receptor on hepatocytes binds the bile acid that stellate cells secrete?").bridge_nouns
+    )
+    limiting = (
+        "Which receptor is activated by the toxin whose entry zinc limits by raising tight junction protein expression?"
+    )
+    assert "protein" not in read_question(limiting).bridge_nouns
+    assert "protein" in read_question("Which receptor is activated by the protein that zinc limits?").bridge_nouns
+    # the kind is the thing described when no word before makes it a modifier: "the probiotic preparation"
+    tested = "Which Lactobacillus strains were in the probiotic preparation tested in the trial?"
+    assert "probiotic" in read_question(tested).bridge_nouns
+
+
+def test_a_thing_the_text_says_inhibits_another_is_an_inhibitor():
+    graph = build_context_graph(["The CDKN1B locus produces KIP1, which inhibits CDK2 and slows the cell cycle."])
+    assert _is_kind(graph, "kip1", "inhibitor", frozenset())
+    assert not _is_kind(graph, "cdk2", "inhibitor", frozenset())  # what is inhibited is none
+
+
+def test_general_words_for_containing_and_for_cancers_are_read():
+    context = [
+        "Aspirin is a drug derived from salicin, a compound found in the bark of the plant Salix alba (white willow)."
+    ]
+    assert_answers("Which plant contains salicin, the compound from which aspirin was derived?", context, "Salix")
+    approved = ["Imatinib is a tyrosine kinase inhibitor approved for chronic myeloid leukaemia."]
+    assert_answers("For which blood cancer is imatinib approved?", approved, "Chronic Myeloid Leukaemia")
+
+
+def test_a_sentence_describing_another_thing_as_the_question_does_answers_with_that_thing():
+    # "the nuclear envelope protein lamin A": the protein asked for is lamin A (no entity here), not
+    # BCL-2, the protein the sentence names later
+    context = [
+        "Aged fibroblasts often lose expression of the nuclear envelope protein lamin A and upregulate the survival "
+        "proteins BCL-2 and MCL-1."
+    ]
+    question = "Name the nuclear envelope protein whose expression aged fibroblasts often lose."
+    assert_refuses(question, context)
+    assert_answers(question, [context[0].replace("lamin A", "LMNA")], "LMNA")

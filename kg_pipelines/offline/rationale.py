@@ -358,6 +358,7 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
 
 
 ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
+ABSTRACT_ENDINGS = data_lines("abstract_endings.txt")  # "expression", "activity": a noun of a process
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a bulleted or numbered list item's first sentence
 SUBJECT_PRONOUNS = frozenset(data_lines("subject_pronouns.txt"))  # "They ...": the sentence before's subject
 CONTINUING_OPENERS = tuple(line.split() for line in data_lines("continuing_openers.txt"))
@@ -382,11 +383,24 @@ def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str],
         (len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower())
         or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
         or (bool(text_words) and text_words[0].casefold() in SUBJECT_PRONOUNS)  # "They often lose ..."
+        or _repeats_definite(words(before.text), text_words)
     )
     return (before.stems if refers else frozenset()), continues
 
 
 DEFINITE_WORDS = frozenset({"the", "this"})
+
+
+def _repeats_definite(before_words: list[str], text_words: list[str]) -> bool:
+    """Whether the text writes, after "the", two content words the sentence before writes together
+    ("AMPK is composed of a catalytic alpha subunit ... . The gamma subunit binds AMP ... . LKB1
+    phosphorylates threonine 172 of the alpha subunit"): the thing the sentence before introduced,
+    which it goes on about."""
+    pairs = set(zip(before_words, before_words[1:]))
+    return any(
+        article in DEFINITE_WORDS and _content_word(a) and _content_word(b) and (a, b) in pairs
+        for article, a, b in zip(text_words, text_words[1:], text_words[2:])
+    )
 
 
 def _resolve_kind_nouns(
@@ -399,7 +413,12 @@ def _resolve_kind_nouns(
     sentence states of the entity holds here too."""
     before_words = words(before.text)
     text_words = words(sentence.text)
-    asked = {noun_form(w) for article, w in zip(text_words, text_words[1:]) if article in DEFINITE_WORDS}
+    starts = {words(key)[0] for key in sentence.entities if words(key)}
+    asked = {  # not "the kinase PKN2": a noun its own name follows is that name's
+        noun_form(w)
+        for article, w, following in zip(text_words, text_words[1:], [*text_words[2:], ""])
+        if article in DEFINITE_WORDS and following not in starts
+    }
     kinds: dict[str, set[str]] = {}  # kind noun -> the entities the sentence before calls one
     for key in before.entities:
         others = [words(k) for k in before.entities if k != key]
@@ -848,6 +867,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue  # a capitalised noun is a word of a name ("Physiology or Medicine"), no kind
         if {i - 1, i + 1} & anchor_tokens:
             continue
+        if i > 0 and tokens[i - 1][2].casefold() in ANAPHORIC_WORDS:
+            continue  # "the fatty acid that those cells prefer": the cells already named
+        if (
+            0 < i < len(tokens) - 1
+            and tokens[i + 1][2].casefold().endswith(ABSTRACT_ENDINGS)
+            and _content_word(tokens[i - 1][2].casefold())
+        ):
+            continue  # "tight junction protein expression": a word of a compound naming a process
         bridge_nouns.append(st)
     # "Which current name ...", "What is X formally called?" (not "named after whom")
     asks_name = any(w.casefold() in NAME_NOUNS for s, e, w in tokens if in_wh(s)) or any(
@@ -1407,6 +1434,8 @@ class ExtractiveAnswer:
 
 
 ENCODES = "encodes"  # the relation class a gloss "(the worm X gene)" states
+GENE_NOUN = "gene"
+GENE_NOUNS = frozenset({GENE_NOUN, "locus"})  # the kinds a question asking what encodes a thing names
 KIND_SAID_WEIGHT = 1.0  # an answer the text calls the asked kind outranks one only typed as it
 COPULAS = frozenset("is are was were a an the as".split())
 QUANTITY_PREFIXES = frozenset(data_lines("quantity_prefixes.txt"))
@@ -1457,12 +1486,28 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
         return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
     if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun):
         return True
+    acts = _agent_relation(noun)
+    if acts is not None and any(
+        source == key and acts in {_relation_of(t) for t in tags}
+        for sentence in graph.sentences
+        for (source, _target), tags in sentence.directed.items()
+    ):
+        return True  # "p16INK4a, which inhibits CDK4 and CDK6": an inhibitor
     description = graph.descriptions.get(key)
     if not description:
         return False
     described = node_key(description)
     others = [words(k) for k in graph.names if k != key and _mentions(described, k)]
     return _calls(words(description), words(key), noun, others)
+
+
+@functools.cache
+def _agent_relation(noun: str) -> str | None:
+    """The relation class of the verb an agent noun is made of ("inhibitor": inhibits), else None."""
+    if not noun.endswith(("or", "er")):
+        return None
+    tag = _verb_tag(noun[:-2]) or _verb_tag(noun[:-2] + "e")  # "inhibit", "activate"
+    return _relation_of(tag) if tag is not None else None
 
 
 def _surfaces(graph: ContextGraph, key: str) -> set[str]:
@@ -1761,6 +1806,9 @@ def _calls(
     or after a copula right after it ("X is an anaerobic bacterium"), the description ending where
     one of the ``others`` names starts ("X, the hormone Klotho" calls Klotho a hormone, not X)."""
     n = len(name_words)
+    # the kind itself may be a node ("Spermidine is a natural polyamine" beside a "polyamine" node):
+    # it is what the sentence calls the name, not another name the description ends at
+    others = [o for o in others if [noun_form(w) for w in o] != [noun]]
     places = (
         [at]
         if at is not None
@@ -1769,6 +1817,9 @@ def _calls(
     for i in places:
         # "the receptor X", not "multi-strain X" (a count of strains modifying another noun)
         before = sentence_words[max(0, i - 1) : i] if i < 2 or sentence_words[i - 2] not in QUANTITY_PREFIXES else []
+        following = sentence_words[i + n : i + n + 1]
+        if following and (any(c.isdigit() for c in following[0]) or _names_kind(following[0], noun)):
+            before = []  # "the enzyme cholesterol 7-alpha-hydroxylase": the noun is the longer name's
         for naming in NAMING_PHRASES:  # "a protein called MAM": the noun before the naming words
             if i > len(naming) and sentence_words[i - len(naming) : i] == list(naming):
                 before = sentence_words[i - len(naming) - 1 : i - len(naming)]
@@ -1992,6 +2043,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             other_verb.append(bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations))
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
+                if i == 0 and start is None:  # it names the anchors only through the sentences it goes
+                    # on about ("CaMKK2 can also phosphorylate this site"): its one end has no pair
+                    stated |= _verb_classes(sentence.text)
             elif pair_classes & set(q.relations):  # one asked verb links the pair: the sentence's other
                 # verbs say the rest ("JNK phosphorylates FOXO proteins ... and promotes their nuclear
                 # entry" for "which kinase phosphorylates FOXO proteins and drives them into the nucleus")
@@ -2016,6 +2070,16 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             graph, chain.candidate, chain.bridge, chain.positions[-1]
         ):
             stated.add(ENCODES)  # "daf-15 (the worm Raptor gene)": daf-15 encodes Raptor's counterpart
+        if (
+            ENCODES in q.relations
+            and chain.bridge is not None
+            and GENE_NOUN in q.bridge_nouns
+            and q.wh_noun not in GENE_NOUNS
+            and _is_kind(graph, chain.bridge, GENE_NOUN, frozenset())
+        ):
+            # "The gene that ... encodes a protein whose ...", through "the klotho gene" and the
+            # Klotho protein: a gene encodes the protein of its name, and the answer is neither
+            stated.add(ENCODES)
         for r, subject in q.relation_subjects.items():
             if r in stated and not any(
                 source == subject and r in {_relation_of(t) for t in tags}
@@ -2217,6 +2281,34 @@ def _only_as_setting(graph: ContextGraph, key: str, position: int) -> bool:
     right after a setting preposition, an article between or not ("signalling in intestinal cells")."""
     places = [(sentence_words, i) for _p, sentence_words, i in _written_at(graph, key, (position,))]
     return bool(places) and all(_after_setting_preposition(sentence_words, i) for sentence_words, i in places)
+
+
+def _describes_another(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the answering sentence writes the wh-phrase's describing words and kind ("the nuclear
+    lamina protein lamin B1" for "Name the nuclear lamina protein ...") of a thing other than the
+    answer: the one it describes so is the answer, named or not."""
+    if not q.wh_describing or q.wh_noun is None:
+        return False
+    sentence = graph.sentences[chain.positions[-1]]
+    sentence_words = words(sentence.text)
+    forms = {chain.candidate} | {surface for surface, key in sentence.written.items() if key == chain.candidate}
+    spans = [
+        (i, i + len(form_words))
+        for form_words in (words(f) for f in forms)
+        for i in range(len(sentence_words) - len(form_words) + 1)
+        if form_words and sentence_words[i : i + len(form_words)] == form_words
+    ]
+    k = len(q.wh_describing)
+    described = [  # where the sentence writes the phrase
+        j
+        for j, word in enumerate(sentence_words)
+        if j >= k and noun_form(word) == q.wh_noun and {stem(w) for w in sentence_words[j - k : j]} == q.wh_describing
+    ]
+    # the answer's name right after the phrase ("... protein lamin B1"), right before it ("X, the ...
+    # protein") or around it ("fibroblast growth factor 21")
+    return bool(described) and not any(
+        start == j + 1 or j - k - 1 <= end <= j - k or start <= j < end for j in described for start, end in spans
+    )
 
 
 def _set_elsewhere(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
@@ -2421,6 +2513,8 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         written = next((w for w in words(q.text) if noun_form(w) == q.wh_noun), q.wh_noun or "")
         kind = " ".join([*q.wh_names, written]).strip()
         return f"no connected entity is of the kind the question asks for ({kind})"
+    if _describes_another(q, graph, chain):
+        return "the connecting sentence gives the description the question asks by to another thing"
     if q.asks_setting and _set_elsewhere(q, graph, chain):
         return "the connecting sentence sets what it says in another place than the answer"
     asked = organisms_in(q.text[q.wh_first : q.wh_end])
