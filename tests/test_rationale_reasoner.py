@@ -1295,3 +1295,156 @@ def test_a_sentence_describing_another_thing_as_the_question_does_answers_with_t
     question = "Name the nuclear envelope protein whose expression aged fibroblasts often lose."
     assert_refuses(question, context)
     assert_answers(question, [context[0].replace("lamin A", "LMNA")], "LMNA")
+
+
+BARTONELLA = [
+    "Bartonella bacilliformis is a Gram-negative bacterium that sandflies carry between people in the Andes. "
+    "Researchers described Bartonella bacilliformis in 1909 and named it after the Peruvian scientist Alberto "
+    "Barton. Bartonella bacilliformis belongs to the class Alphaproteobacteria."
+]
+
+
+def test_giving_a_name_is_naming_after_whatever_word_stands_between():
+    assert_answers(
+        "Which Peruvian scientist gave his name to the sandfly-borne bacterium Bartonella?",
+        BARTONELLA,
+        "Alberto Barton",
+    )
+    # the genus name of a thing is its name, no other thing the text would have to call a genus
+    honours = "The genus name of the sandfly-borne bacterium described in 1909 honours which Peruvian scientist?"
+    assert "genus" not in read_question(honours).bridge_nouns
+    assert_answers(honours, BARTONELLA, "Alberto Barton")
+    assert "genus" in read_question("Under the genus name introduced in 2020, what is the species X?").bridge_nouns
+
+
+def test_a_kind_noun_after_a_common_noun_and_described_after_it_is_a_thing_between():
+    assert (
+        "bacterium"
+        in read_question("To which class does the gut bacterium named after Alberto Barton belong?").bridge_nouns
+    )
+    assert "bacterium" in read_question("Which drug kills the gut bacterium that Alberto Barton found?").bridge_nouns
+    # a setting ("an obesity trial in Tabriz") or a name after it ("the gut bacterium Akkermansia") is none
+    assert (
+        "trial"
+        not in read_question("Which receptor does the drug tested in an obesity trial in Tabriz bind?").bridge_nouns
+    )
+    assert "bacterium" not in read_question("Which acid does the gut bacterium Akkermansia make?").bridge_nouns
+
+
+KIDNEY_CORECEPTOR = [
+    "The nortin gene was found by chance in 2003, when a transposon insertion disrupted it in zebrafish.",
+    "Membrane-bound nortin works mainly in the pronephros as an obligatory co-receptor for fibroblast growth factor 8.",
+]
+NORTIN = {
+    "known_names": ["nortin", "fibroblast growth factor 8"],
+    "descriptions": {"nortin": "Nortin is a membrane protein."},
+}
+
+
+def test_a_paraphrase_of_the_questions_phrase_between_the_bridge_and_the_answer_relates_them():
+    question = (
+        "In the pronephros, which growth factor needs, as its essential co-receptor, the membrane form of the protein "
+        "whose disruption by a transposon insertion in 2003 was found by chance?"
+    )
+    assert_answers(question, KIDNEY_CORECEPTOR, "fibroblast growth factor 8", **NORTIN)
+    # "an optional co-receptor" is no paraphrase of "needs, as its essential co-receptor"
+    optional = [KIDNEY_CORECEPTOR[0], KIDNEY_CORECEPTOR[1].replace("obligatory", "optional")]
+    assert_refuses(question, optional, **NORTIN)
+
+
+POLYAMINE_COHORT = [
+    "In the Lifelines cohort from the northern Netherlands, higher estimated dietary putrescine intake went with "
+    "lower all-cause mortality.",
+    "Putrescine also serves as the substrate for hypusination of the elongation factor eEF2, which supports XBP1 "
+    "synthesis in muscle.",
+]
+POLYAMINE_NAMES = {
+    "known_names": ["putrescine", "eEF2", "XBP1", "Netherlands"],
+    "descriptions": {
+        "putrescine": "Putrescine is a small polyamine made by all cells.",
+        "XBP1": "Unfolded proteins in the endoplasmic reticulum raise the transcription factor XBP1.",
+    },
+}
+
+
+def test_the_one_tied_answer_the_text_calls_by_the_questions_whole_kind_phrase_answers():
+    # eEF2 and XBP1 are both factors and named by one sentence; only eEF2 is "the elongation factor"
+    question = (
+        "Which elongation factor is hypusinated using the polyamine whose higher estimated dietary intake went with "
+        "lower all-cause mortality in a cohort from the northern Netherlands?"
+    )
+    assert_answers(question, POLYAMINE_COHORT, "eEF2", **POLYAMINE_NAMES)
+    # no kind phrase picks one: "factor" alone fits both
+    assert_refuses(question.replace("elongation factor", "factor"), POLYAMINE_COHORT, **POLYAMINE_NAMES)
+
+
+def test_general_words_for_catalysing_converting_and_a_route_are_read():
+    context = [
+        "In hepatocytes, the enzyme tryptophan 2,3-dioxygenase, encoded by TDO2, catalyses the rate-limiting step of "
+        "the main pathway that converts tryptophan into kynurenine."
+    ]
+    question = (
+        "Which enzyme governs the pace-setting reaction of the main route by which hepatocytes turn tryptophan into "
+        "kynurenine?"
+    )
+    assert_answers(question, context, "TDO2", known_names=["TDO2", "tryptophan", "kynurenine"])
+    held = _held_in(read_question(question), [_full_stems(context[0])])
+    assert {"gover", "route"} <= held  # "governs": catalyses, "route": pathway
+
+
+def test_a_sentence_going_on_about_the_one_before_has_its_things_beside_it_and_a_trial_is_a_study():
+    context = [
+        "The MILES trial tested whether metformin restores youthful gene expression "
+        "in the muscle of older adults. The investigators, led by Jill Crandall, enrolled 14 people aged 70 or more "
+        "at one centre in the United States."
+    ]
+    question = (
+        "Which scientist heads the investigators behind the small US study of the biguanide drug and youthful gene "
+        "expression in the muscle of people aged 70 or more?"
+    )
+    assert_answers(question, context, "Jill Crandall", known_names=["MILES", "metformin"])
+    # a sentence that does not go on about the trial leaves the study and the drug unnamed beside the answer
+    apart = [context[0].replace("The investigators, led by", "Separately, a team led by")]
+    assert_refuses(question, apart, known_names=["MILES", "metformin"])
+
+
+def test_a_phrase_saying_a_lexicon_verb_in_other_words_is_read_as_that_verb():
+    from kg_pipelines.offline.rationale import _plain_verbs
+
+    assert (
+        _plain_verbs("Which kinase puts a phosphate on serine 9 of GSK3B?")
+        == "Which kinase phosphorylates serine 9 of GSK3B?"
+    )
+    assert _plain_verbs("by removing acetyl groups from LKB1") == "by deacetylating LKB1"
+    assert _plain_verbs("Which kinases add phosphate to DAF-16?") == "Which kinases phosphorylate DAF-16?"
+    context = ["LKB1 phosphorylates NUAK1 on threonine 211 and thereby activates it."]
+    question = "Which kinase puts a phosphate on NUAK1 at threonine 211?"
+    assert read_question(question).relations == ["phosphorylates"]
+    assert_answers(question, context, "LKB1", known_names=["LKB1", "NUAK1"])
+    assert_refuses(question, ["LKB1 binds NUAK1 near threonine 211."], known_names=["LKB1", "NUAK1"])
+
+
+TUMOUR_SUPPRESSOR = [
+    "Two stress pathways enforce the senescent growth arrest. In the first pathway, ATR activates TP53, and p53 "
+    "induces MDM2 and the CDK inhibitor p21.",
+    "SIRT1 deacetylates p53 at lysine 382, which lowers its transcriptional activity.",
+]
+TUMOUR_NAMES = {"known_names": ["ATR", "TP53", "p53", "MDM2", "p21", "SIRT1"]}
+
+
+def test_the_first_sentence_stating_the_clause_the_question_describes_the_bridge_by_describes_it():
+    question = (
+        "Which sirtuin removes acetyl groups from the tumour suppressor that, once switched on by ATR, induces MDM2 "
+        "to enforce the senescent growth arrest?"
+    )
+    assert read_question(question).clause_relations.get("mdm2") == frozenset({"induces"})
+    assert_answers(question, TUMOUR_SUPPRESSOR, "SIRT1", **TUMOUR_NAMES)
+    # the verb beside MDM2 is the answer's own, in no clause about a thing between: nothing is described
+    assert read_question("Which sirtuin induces MDM2 in the senescent growth arrest?").clause_relations == {}
+
+
+def test_the_first_of_things_the_sentence_before_counted_refers_to_it():
+    graph = build_context_graph(TUMOUR_SUPPRESSOR[:1])
+    assert {"stres", "enfor", "arres"} <= graph.sentences[1].referred
+    graph = build_context_graph(["Two stress pathways enforce the arrest. In the first step, ATR activates TP53."])
+    assert graph.sentences[1].referred == frozenset()  # no step was counted

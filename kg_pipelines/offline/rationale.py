@@ -378,7 +378,7 @@ def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str],
     if before is None:
         return frozenset(), False
     text_words = words(text)
-    refers = any(w.casefold() in ANAPHORIC_WORDS for w in text_words)
+    refers = any(w.casefold() in ANAPHORIC_WORDS for w in text_words) or _counted_before(before, text_words)
     continues = (
         (len(text_words) >= 2 and text_words[0] in ARTICLES | ANAPHORIC_WORDS and text.split()[1][:1].islower())
         or any(text_words[: len(opener)] == opener for opener in CONTINUING_OPENERS)
@@ -389,6 +389,17 @@ def _goes_on(before: ContextSentence | None, text: str) -> tuple[frozenset[str],
 
 
 DEFINITE_WORDS = frozenset({"the", "this"})
+ORDINAL_WORDS = frozenset(data_lines("ordinal_words.txt"))
+
+
+def _counted_before(before: ContextSentence, text_words: list[str]) -> bool:
+    """Whether the text writes "the <ordinal> <noun>" of a noun the sentence before writes ("Two
+    pathways enforce the arrest. In the first pathway, ..."): one of the things it counted."""
+    nouns = {noun_form(w) for w in words(before.text)}
+    return any(
+        article == "the" and ordinal in ORDINAL_WORDS and noun_form(noun) in nouns
+        for article, ordinal, noun in zip(text_words, text_words[1:], text_words[2:])
+    )
 
 
 def _repeats_definite(before_words: list[str], text_words: list[str]) -> bool:
@@ -603,6 +614,9 @@ class QuestionParts:
     # anchor key -> the relation classes of the question's verbs written right beside it ("increases
     # the abundance of Bacteroides": increases), what the answer must be to that anchor
     anchor_relations: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the same of the verbs of a relative clause after the wh-phrase ("the tumour suppressor that ...
+    # induces p21": induces), what the question says of a thing between its names and the answer
+    clause_relations: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -643,6 +657,47 @@ QUESTION_OPENINGS = re.compile(
 OPENING_READ_AS = {opening: read_as for opening, read_as in data_table("question_openings.tsv")}
 
 
+def _verb_forms(base: str) -> dict[str, str]:
+    """Written form -> its ending ('', 's', 'ed', 'ing') of the verb ``base`` ("put": puts, putting)."""
+    cut = base[:-1] if base.endswith("e") else base
+    return {
+        base: "",
+        base + "s": "s",
+        base + "es": "s",
+        cut + "ed": "ed",
+        cut + "ing": "ing",
+        base + base[-1] + "ed": "ed",  # "stripped"
+        base + base[-1] + "ing": "ing",  # "putting"
+    }
+
+
+def _verb_phrase(phrase: str) -> re.Pattern:
+    first, *rest = phrase.split()
+    forms = "|".join(map(re.escape, _verb_forms(first)))
+    return re.compile(rf"\b({forms})\s+" + r"\s+".join(map(re.escape, rest)) + r"\b", re.IGNORECASE)
+
+
+# (pattern, the phrase's verb, the lexicon verb it is read as), longest phrase first
+VERB_PHRASES = [
+    (_verb_phrase(phrase), phrase.split()[0], verb)
+    for phrase, verb in sorted(data_table("verb_phrases.tsv"), key=lambda row: -len(row[0]))
+]
+
+
+def _plain_verbs(question: str) -> str:
+    """The question with a phrase that says a lexicon verb in other words read as that verb, in the
+    same form ("Which kinase puts a phosphate on X?" -> "Which kinase phosphorylates X?")."""
+    for pattern, first, verb in VERB_PHRASES:
+        ending = _verb_forms(first)
+
+        def read_as(m: re.Match, ending=ending, verb=verb) -> str:
+            suffix = ending.get(m.group(1).casefold(), "")
+            return (verb[:-1] if verb.endswith("e") and suffix in ("ed", "ing") else verb) + suffix
+
+        question = pattern.sub(read_as, question)
+    return question
+
+
 def _plain_opening(question: str) -> str:
     """The question with an opening that asks "which" in other words read as "which" ("Name the
     protein that ..." -> "Which protein that ...", "...; what is the name of the gene ...")."""
@@ -652,6 +707,14 @@ def _plain_opening(question: str) -> str:
         return m.group(1) + (read_as.capitalize() if not m.group(1) else read_as)
 
     return QUESTION_OPENINGS.sub(plain, question)
+
+
+def _described_next(tokens: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the noun at token ``i``, after a word written in lower case ("gut"), is described by a
+    relative word or a participle after it ("the gut bacterium that ...", "... named after ..."): a
+    thing of that kind the question describes, not a word of the name before it."""
+    before, after = tokens[i - 1][2], tokens[i + 1][2].casefold() if i + 1 < len(tokens) else ""
+    return before == before.casefold() and (after in RELATIVE_WORDS or after.endswith("ed"))
 
 
 def _set_apart(question: str) -> list[tuple[int, int]]:
@@ -685,7 +748,7 @@ def _verb_before_its_object(word: str, following: str) -> bool:
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
-    question = _plain_opening(question)
+    question = _plain_verbs(_plain_opening(question))
     a = analyze(question)
     tokens = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(question)]
     nouns = type_nouns()
@@ -865,8 +928,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue
         if _name_like(w, start in openings):
             continue  # a capitalised noun is a word of a name ("Physiology or Medicine"), no kind
-        if {i - 1, i + 1} & anchor_tokens:
-            continue
+        if i + 1 in anchor_tokens or (i - 1 in anchor_tokens and not _described_next(tokens, i)):
+            continue  # "the TAME trial", "the enzyme CYP7A1" name it; "the gut bacterium named after ..." does not
         if i > 0 and tokens[i - 1][2].casefold() in ANAPHORIC_WORDS:
             continue  # "the fatty acid that those cells prefer": the cells already named
         if (
@@ -875,6 +938,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             and _content_word(tokens[i - 1][2].casefold())
         ):
             continue  # "tight junction protein expression": a word of a compound naming a process
+        if [w.casefold() for _s, _e, w in tokens[i + 1 : i + 3]] in ([n, "of"] for n in NAME_NOUNS):
+            continue  # "the genus name of the bacterium": the bacterium's name, no other thing
         bridge_nouns.append(st)
     # "Which current name ...", "What is X formally called?" (not "named after whom")
     asks_name = any(w.casefold() in NAME_NOUNS for s, e, w in tokens if in_wh(s)) or any(
@@ -976,6 +1041,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         relation_verbs=verbs,
         relation_subjects=subjects,
         anchor_relations=_anchor_relations(question, tokens, surfaces, verb_classes),
+        clause_relations=_anchor_relations(
+            question, tokens, surfaces, _in_relative_clause(tokens, wh_end, verb_classes)
+        ),
         relation_paraphrases={
             cls: tuple(other for group in paraphrase_groups() if any((w,) in group for w in said) for other in group)
             for cls, said in said_as.items()
@@ -1027,19 +1095,31 @@ def full_stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word  # "name" ~ "named"
 
 
+ANY_WORD = "*"  # in a paraphrase member, any one word ("named * after": "named it after")
+
+
+def _member_words(member: str) -> tuple[str, ...]:
+    return tuple(
+        w for part in member.split() for w in ((ANY_WORD,) if part == ANY_WORD else map(full_stem, words(part)))
+    )
+
+
 @functools.cache
 def paraphrase_groups() -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """Each group of ``data/paraphrase_groups.txt``: each member as its words' ``full_stem``s."""
+    """Each group of ``data/paraphrase_groups.txt``: each member as its words' ``full_stem``s
+    (``ANY_WORD`` standing for any one word)."""
     return tuple(
-        tuple(tuple(full_stem(w) for w in words(m)) for m in line.split("|") if words(m))
-        for line in data_lines("paraphrase_groups.txt")
+        tuple(_member_words(m) for m in line.split("|") if words(m)) for line in data_lines("paraphrase_groups.txt")
     )
 
 
 def _run_at(seq: list[str], member: tuple[str, ...]) -> int | None:
     """Where ``seq`` first writes the words of ``member`` in a row (None: nowhere)."""
     n = len(member)
-    return next((i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == member), None)
+    return next(
+        (i for i in range(len(seq) - n + 1) if all(m == ANY_WORD or w == m for w, m in zip(seq[i : i + n], member))),
+        None,
+    )
 
 
 def _writes(seq: list[str], member: tuple[str, ...]) -> bool:
@@ -1062,7 +1142,8 @@ def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tu
             at = _run_at(seq, member)
             if at is not None:  # the question's own stems of the words written ("make": make, not mak)
                 others = tuple(other for other in group if other != member)
-                found.append((frozenset(stem(w) for w in question_words[at : at + len(member)]), others))
+                written = [w for w, m in zip(question_words[at : at + len(member)], member) if m != ANY_WORD]
+                found.append((frozenset(stem(w) for w in written), others))
     return found
 
 
@@ -1150,6 +1231,14 @@ def _anchor_relations(
         if objects or subjects:
             found[key] = objects or subjects  # "activates AMPK increases": AMPK is what is activated
     return {k: frozenset(v) for k, v in found.items()}
+
+
+def _in_relative_clause(
+    tokens: list[tuple[int, int, str]], wh_end: int, verbs: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """The verbs written after the first relative word that follows the wh-phrase."""
+    relative = next((s for s, _e, w in tokens if s >= wh_end and w.casefold() in RELATIVE_WORDS), None)
+    return [] if relative is None else [v for v in verbs if v[0] > relative]
 
 
 def _in_setting(tokens: list[tuple[int, int, str]], key: str) -> bool:
@@ -1461,9 +1550,10 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         return False
     if types and graph.types.get(key) in types:
         return True
-    if not types and _named_before(graph, key, noun):
+    nouns = kind_synonyms().get(noun, (noun,))
+    if not types and any(_named_before(graph, key, n) for n in nouns):
         return True  # a kind no type captures, written right after the name: "the ELDERMET study"
-    return any(_is_kind_noun(graph, key, n) for n in kind_synonyms().get(noun, (noun,)))
+    return any(_is_kind_noun(graph, key, n) for n in nouns)
 
 
 def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
@@ -2364,7 +2454,12 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
         return False
     if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
         opening = graph.sentences[chain.positions[0]].directed  # (a kind it names is checked instead)
-        return any(r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items())
+        return any(
+            r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items()
+        ) or any(  # "the tumour suppressor that ... induces p21": "p53 induces ... p21"
+            set(map(_relation_of, opening.get((chain.bridge, a), ()))) & classes
+            for a, classes in q.clause_relations.items()
+        )
     if not q.phrase_stems:
         return False
     first = chain.positions[:1]
@@ -2386,9 +2481,9 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
 
 
 def _phrase_between(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
-    """Whether the chain's last sentence writes one of the question's own relation phrases between
-    the bridge and the answer, a verb the lexicon does not know ("To which phylum does X belong?":
-    "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota")."""
+    """Whether the chain's last sentence writes one of the question's own relation phrases (or a
+    paraphrase) between the bridge and the answer, a verb the lexicon does not know ("To which
+    phylum does X belong?": "Akkermansia muciniphila belongs to the phylum Verrucomicrobiota")."""
     if chain.bridge is None or not q.phrase_stems:
         return False
     last = chain.positions[-1:]
@@ -2397,7 +2492,8 @@ def _phrase_between(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool
         end = i + len(words(chain.candidate))
         for b_start, b_end in bridge_at:
             between = sentence_words[b_end:i] if b_end <= i else sentence_words[end:b_start]
-            if any(phrase <= {stem(w) for w in between} for phrase in q.phrase_stems):
+            said = {stem(w) for w in between} | _held_in(q, [[full_stem(w) for w in between]])
+            if any(phrase <= said for phrase in q.phrase_stems):
                 return True
     return False
 
@@ -2538,12 +2634,14 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     nouns_written = _nouns_outside_names(graph, chain.positions) if nouns and chain.bridge is None else set()
     # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
     # never the answer itself spelled out
-    beside = (  # in a sentence with what the question names: the thing is described by it
+    beside = (  # in a sentence with what the question names, or one it goes on about ("The
+        # investigators, led by X, ..." after "The TAME trial was designed ..."): the thing is described by it
         {
             e
             for p in chain.positions
             if any(_in_sentence(graph.sentences[p], a) for a in q.anchors)
-            for e in graph.sentences[p].entities
+            for b in (p, *_continued_from(graph, p))
+            for e in graph.sentences[b].entities
         }
         - {chain.candidate, *_other_forms(graph, chain.candidate, chain.positions)}
         if nouns and chain.bridge is None
@@ -2714,6 +2812,17 @@ def _tied_elsewhere(q: QuestionParts, graph: ContextGraph, chains: list[Chain]) 
     return rivals
 
 
+def _called_as_asked(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the chain's last sentence writes the question's kind phrase, its describing words
+    too, right before the answer ("the translation factor eIF5A" for "Which translation factor ...",
+    where the transcription factor TFEB is named beside it)."""
+    phrase = words(q.text[q.wh_first : q.wh_end])[1:]  # without the wh-word
+    if len(phrase) < 2:
+        return False
+    n = len(phrase)
+    return any(w[max(0, i - n) : i] == phrase for _p, w, i in _written_at(graph, chain.candidate, chain.positions[-1:]))
+
+
 def _glossed(graph: ContextGraph, key: str, bridge: str, position: int) -> bool:
     """Whether the sentence at ``position`` glosses entity ``key`` in brackets by the bridge:
     "daf-15 (the worm Raptor gene)" is Raptor's counterpart, "let-363 (the worm TOR gene)" is not."""
@@ -2784,6 +2893,12 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
             glossed = [c for c in tied if _glossed(graph, c.candidate, best.bridge, best.positions[-1])]
             if len(glossed) == 1:
                 best, rivals = glossed[0], []
+                why = _verdict(q, graph, best)
+        if rivals:  # the one tied answer the text calls by the question's whole kind phrase
+            tied = [c for c in chains if c.positions == best.positions and c.candidate in {best.candidate, *rivals}]
+            called = [c for c in tied if _called_as_asked(q, graph, c)]
+            if len(called) == 1:
+                best, rivals = called[0], []
                 why = _verdict(q, graph, best)
         if not rivals:  # as good an answer from other sentences, passing every check too
             rivals = _tied_elsewhere(q, graph, chains)
