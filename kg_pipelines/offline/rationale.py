@@ -395,11 +395,12 @@ ORDINAL_WORDS = frozenset(data_lines("ordinal_words.txt"))
 def _counted_before(before: ContextSentence, text_words: list[str]) -> bool:
     """Whether the text writes "the <ordinal> <noun>" of a noun the sentence before writes ("Two
     pathways enforce the arrest. In the first pathway, ..."): one of the things it counted."""
-    nouns = {noun_form(w) for w in words(before.text)}
-    return any(
-        article == "the" and ordinal in ORDINAL_WORDS and noun_form(noun) in nouns
+    counted = [
+        noun_form(noun)
         for article, ordinal, noun in zip(text_words, text_words[1:], text_words[2:])
-    )
+        if article == "the" and ordinal in ORDINAL_WORDS
+    ]
+    return bool(counted) and bool(set(counted) & {noun_form(w) for w in words(before.text)})
 
 
 def _repeats_definite(before_words: list[str], text_words: list[str]) -> bool:
@@ -677,9 +678,10 @@ def _verb_phrase(phrase: str) -> re.Pattern:
     return re.compile(rf"\b({forms})\s+" + r"\s+".join(map(re.escape, rest)) + r"\b", re.IGNORECASE)
 
 
-# (pattern, the phrase's verb, the lexicon verb it is read as), longest phrase first
+# (pattern, written form of the phrase's verb -> its ending, the lexicon verb it is read as), longest
+# phrase first
 VERB_PHRASES = [
-    (_verb_phrase(phrase), phrase.split()[0], verb)
+    (_verb_phrase(phrase), _verb_forms(phrase.split()[0]), verb)
     for phrase, verb in sorted(data_table("verb_phrases.tsv"), key=lambda row: -len(row[0]))
 ]
 
@@ -687,15 +689,14 @@ VERB_PHRASES = [
 def _plain_verbs(question: str) -> str:
     """The question with a phrase that says a lexicon verb in other words read as that verb, in the
     same form ("Which kinase puts a phosphate on X?" -> "Which kinase phosphorylates X?")."""
-    for pattern, first, verb in VERB_PHRASES:
-        ending = _verb_forms(first)
-
-        def read_as(m: re.Match, ending=ending, verb=verb) -> str:
-            suffix = ending.get(m.group(1).casefold(), "")
-            return (verb[:-1] if verb.endswith("e") and suffix in ("ed", "ing") else verb) + suffix
-
-        question = pattern.sub(read_as, question)
+    for pattern, endings, verb in VERB_PHRASES:
+        question = pattern.sub(lambda m, e=endings, v=verb: _inflected(v, e.get(m.group(1).casefold(), "")), question)
     return question
+
+
+def _inflected(verb: str, ending: str) -> str:
+    """``verb`` (base form) with ``ending`` ('', 's', 'ed', 'ing'): "phosphorylating"."""
+    return (verb[:-1] if verb.endswith("e") and ending in ("ed", "ing") else verb) + ending
 
 
 def _plain_opening(question: str) -> str:
@@ -1116,6 +1117,8 @@ def paraphrase_groups() -> tuple[tuple[tuple[str, ...], ...], ...]:
 def _run_at(seq: list[str], member: tuple[str, ...]) -> int | None:
     """Where ``seq`` first writes the words of ``member`` in a row (None: nowhere)."""
     n = len(member)
+    if ANY_WORD not in member:  # the common case, compared whole (this runs for every sentence and member)
+        return next((i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == member), None)
     return next(
         (i for i in range(len(seq) - n + 1) if all(m == ANY_WORD or w == m for w, m in zip(seq[i : i + n], member))),
         None,
@@ -2888,18 +2891,19 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
         why = roles[0]
     if not why and best is not None:
         rivals = _tied(graph, chains)
-        if rivals and best.bridge is not None:  # the one tied answer the sentence glosses by the bridge
+        if rivals:
             tied = [c for c in chains if c.positions == best.positions and c.candidate in {best.candidate, *rivals}]
-            glossed = [c for c in tied if _glossed(graph, c.candidate, best.bridge, best.positions[-1])]
-            if len(glossed) == 1:
-                best, rivals = glossed[0], []
-                why = _verdict(q, graph, best)
-        if rivals:  # the one tied answer the text calls by the question's whole kind phrase
-            tied = [c for c in chains if c.positions == best.positions and c.candidate in {best.candidate, *rivals}]
-            called = [c for c in tied if _called_as_asked(q, graph, c)]
-            if len(called) == 1:
-                best, rivals = called[0], []
-                why = _verdict(q, graph, best)
+            pickers = [  # the one tied answer the sentence glosses by the bridge, else the one the text
+                # calls by the question's whole kind phrase
+                *([lambda c, b=best: _glossed(graph, c.candidate, b.bridge, b.positions[-1])] if best.bridge else []),
+                lambda c: _called_as_asked(q, graph, c),
+            ]
+            for picks in pickers:
+                picked = [c for c in tied if picks(c)]
+                if len(picked) == 1:
+                    best, rivals = picked[0], []
+                    why = _verdict(q, graph, best)
+                    break
         if not rivals:  # as good an answer from other sentences, passing every check too
             rivals = _tied_elsewhere(q, graph, chains)
         if rivals:
