@@ -1448,3 +1448,32 @@ def test_the_first_of_things_the_sentence_before_counted_refers_to_it():
     assert {"stres", "enfor", "arres"} <= graph.sentences[1].referred
     graph = build_context_graph(["Two stress pathways enforce the arrest. In the first step, ATR activates TP53."])
     assert graph.sentences[1].referred == frozenset()  # no step was counted
+
+
+def test_a_name_listed_before_another_is_not_the_others_family():
+    context = [
+        "The NORDIC study tested three Streptococcus strains and one Enterococcus strain in frail adults. "
+        "Lactic acid bacteria such as Streptococcus, Enterococcus and Pediococcus ferment lactose in the gut."
+    ]
+    names = ["NORDIC", "Streptococcus", "Enterococcus", "Pediococcus"]
+    question = "Which Streptococcus strains did the NORDIC study test in frail adults?"
+    # "Streptococcus, Enterococcus" lists two genera: the word before Enterococcus is not its family
+    assert_refuses(question, context, known_names=names)
+    named = [context[0].replace("three Streptococcus strains", "the Streptococcus strain K12")]
+    assert_answers(question, named, "K12", known_names=[*names, "K12"])
+
+
+def test_the_verb_after_a_phrase_describing_the_answer_is_still_the_answers_own():
+    question = "Which microbe in the mouths of Swiss smokers produces nitroxyl-Q?"
+    assert read_question(question).answer_role == "source"
+    context = [
+        "Swiss smokers carried mouth microbes that produce rare nitrogen oxides, including nitroxyl-Q, "
+        "which showed potent activity against Gram-positive pathogens such as Streptococcus mutans."
+    ]
+    # S. mutans is written past what the verb acts on: it is what nitroxyl-Q acts on, not its maker
+    assert_refuses(question, context, known_names=["nitroxyl-Q", "Streptococcus mutans"])
+    for made in (
+        "In Swiss smokers, nitroxyl-Q is produced by the oral microbe Streptococcus mutans.",
+        "In Swiss smokers, the oral microbe Streptococcus mutans produces nitroxyl-Q.",
+    ):
+        assert_answers(question, [made], "Streptococcus mutans", known_names=["nitroxyl-Q", "Streptococcus mutans"])

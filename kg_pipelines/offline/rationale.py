@@ -1277,6 +1277,11 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
         if len(after) < 2 or (after[1][1] not in BE_AFTER_WH and after[1][0] not in cue_starts):
             return "target"  # "Which kinase can X phosphorylate?": the modal stands where "does" would
         after = after[1:]  # "Which kinase can phosphorylate X?", "... can be activated by X?"
+    if after[:1] and after[0][1] in PREPOSITIONS:  # "Which species in the guts of X produces Y?": the
+        # phrase describes the answer; the verb after it is still the answer's own
+        verb = next((i for i, (start, _w) in enumerate(after) if start in cue_starts), None)
+        if verb is not None and not any(w in AUXILIARIES or w in RELATIVE_WORDS for _s, w in after[:verb]):
+            after = after[verb:]
     if not after:
         return None
     start, word = after[0]
@@ -1694,8 +1699,12 @@ def _named_as(graph: ContextGraph, key: str, names: list[str]) -> bool:
     return all(
         any(w.startswith(name) for w in key_words)
         or any(
-            i > 0 and (name in _words_before(sentence_words, i) or _spelled_before(sentence_words, i, name))
-            for _, sentence_words, i in _written_at(graph, key)
+            i > 0
+            and (
+                (name in _words_before(sentence_words, i) and _modifies(graph.sentences[position].text, name, key))
+                or _spelled_before(sentence_words, i, name)
+            )
+            for position, sentence_words, i in _written_at(graph, key)
         )
         or _placed_in(graph, key, name)
         for name in names
@@ -1719,6 +1728,13 @@ def _placed_in(graph: ContextGraph, key: str, demonym: str) -> bool:
         for _, sentence_words, _i in _written_at(graph, key)
         for place in places
     )
+
+
+def _modifies(text: str, name: str, key: str) -> bool:
+    """Whether ``text`` writes ``name`` as a word of entity ``key``'s mention, joined to it by spaces
+    alone ("the Lactobacillus strain X"), not as the item before it in a list ("Lactobacillus,
+    Bifidobacterium")."""
+    return re.search(rf"(?i)\b{re.escape(name)}\s+(?:\w+\s+)?{_written_pattern(key)}\b", text) is not None
 
 
 def _words_before(sentence_words: list[str], i: int) -> list[str]:
@@ -2847,7 +2863,11 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
-    if q.answer_role == "source" and chain.bridge is None and _only_acted_on(q, graph, chain):
+    if (
+        q.answer_role == "source"
+        and chain.bridge is None
+        and (_only_acted_on(q, graph, chain) or _past_the_object(q, graph, chain))
+    ):
         return "the answer found is what the verb acts on, not its subject"
     before_wh = q.text[: q.wh_first].split()[-1:]
     if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
@@ -2864,6 +2884,31 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         # synthesis of vitamin D" writes "promote" before phosphate, so phosphate is no answer
         return "the verb the text writes before that answer is not the one the question asks about"
     return ""
+
+
+def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the chain's sentences write the answer only after the thing the question's verb acts
+    on, that verb before both and no "by" between ("microbes that produce nitrogen oxides, including
+    X, which act against fungi such as Y": Y produces nothing), when no verb pairs the two."""
+    asked = set(q.relations)
+    objects = [a for a, classes in q.anchor_relations.items() if classes & asked]
+    seen = False
+    for position in chain.positions:
+        sentence = graph.sentences[position]
+        answer_at = next((i for _p, _w, i in _written_at(graph, chain.candidate, [position])), None)
+        for anchor in objects if answer_at is not None else ():
+            written = sentence.written.get(anchor, anchor)
+            anchor_at = next((i for _p, _w, i in _written_at(graph, written, [position])), None)
+            if anchor_at is None:
+                continue
+            sentence_words = words(sentence.text)
+            verbs = [i for i, w in enumerate(sentence_words) if (t := _verb_tag(w)) and _relation_of(t) in asked]
+            if not verbs or not verbs[-1] < anchor_at < answer_at or "by" in sentence_words[verbs[-1] : answer_at]:
+                return False
+            if any(_relation_of(t) in asked for t in sentence.relations.get(frozenset((anchor, chain.candidate)), ())):
+                return False
+            seen = True
+    return seen
 
 
 def _only_acted_on(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
