@@ -1477,3 +1477,36 @@ def test_the_verb_after_a_phrase_describing_the_answer_is_still_the_answers_own(
         "In Swiss smokers, the oral microbe Streptococcus mutans produces nitroxyl-Q.",
     ):
         assert_answers(question, [made], "Streptococcus mutans", known_names=["nitroxyl-Q", "Streptococcus mutans"])
+
+
+def test_a_name_written_only_as_the_first_part_of_a_hyphenated_modifier_describes_another_thing():
+    from kg_pipelines.offline.rationale import _modifier_only
+
+    question = "Which enzyme does AMPK phosphorylate in the rapamycin-treated muscle of old mice?"
+    names = {"known_names": ["AMPK", "ACC", "rapamycin"]}
+    context = ["AMPK phosphorylates the enzyme ACC in the muscle of old mice."]
+    assert_answers(question, context, "ACC", **names)  # rapamycin describes the muscle, not what AMPK acts on
+    assert _modifier_only(question, "rapamycin") and _modifier_only("the Rapamycin-sensitive complex", "rapamycin")
+    assert not _modifier_only("Which cells make TNF-alpha?", "TNF")  # a Greek letter ends the name
+    assert not _modifier_only("Which cytokine is IL-6?", "IL")
+    assert not _modifier_only("Does LKB1-deficient muscle still need LKB1?", "LKB1")  # also written alone
+
+
+def test_an_answer_named_by_a_word_of_the_kind_asked_is_no_member_of_it():
+    context = [
+        "Roseburia intestinalis is a butyrate producer of the human colon. Lower levels of Roseburia intestinalis "
+        "have been linked with higher markers of inflammation."
+    ]
+    names = {
+        "known_names": ["Roseburia intestinalis", "Inflammation"],
+        "descriptions": {"Inflammation": "Chronic inflammation is a disease of ageing tissues."},
+    }
+    question = "Which inflammatory disease is linked with lower levels of Roseburia intestinalis?"
+    assert_refuses(question, context, **names)
+    colitis = [context[0].replace("higher markers of inflammation", "ulcerative colitis")]
+    assert_answers(question, colitis, "colitis", known_names=["Roseburia intestinalis", "colitis"])
+
+
+def test_name_that_asks_which():
+    question = "A drug that lowers the SASP is tested in old dogs. Name that dog study."
+    assert read_question(question).wh_noun == "study"

@@ -73,6 +73,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from kg_pipelines.graph.sibling_names import greek_letters
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
@@ -718,6 +719,18 @@ def _described_next(tokens: list[tuple[int, int, str]], i: int) -> bool:
     return before == before.casefold() and (after in RELATIVE_WORDS or after.endswith("ed"))
 
 
+def _modifier_only(question: str, surface: str) -> bool:
+    """Whether ``question`` writes ``surface`` only as the first part of a hyphenated modifier:
+    "rapamycin-sensitive", "FXR-induced", not "TNF-alpha" (a Greek letter) nor "IL-6"."""
+    written = rf"(?<![\w-])(?i:{re.escape(surface)})"
+    found = list(re.finditer(rf"{written}-([a-z]{{4,}})\b", question))
+    return (
+        bool(found)
+        and len(found) == len(re.findall(rf"{written}\b", question))
+        and not any(m.group(1) in greek_letters() for m in found)
+    )
+
+
 def _set_apart(question: str) -> list[tuple[int, int]]:
     """Spans (in ``node_key(question)``) of what the question sets apart from its answer: "Apart from
     LKB1, which ..." up to the next comma."""
@@ -1006,7 +1019,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     incidental = {
         key
         for key in ordered
-        if key.isdigit() or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
+        if key.isdigit()
+        or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
+        # "the rapamycin-sensitive complex", "their oxygen-consuming metabolism": a name written only
+        # as the first part of a hyphenated modifier describes another thing
+        or (surfaces.get(key) and all(_modifier_only(question, surface) for surface in surfaces[key]))
     }
     # beside a name, a lower-case thing of a named type must be connected too ("What dose of rapamycin
     # was given in the TAME trial?"); alone, it is one anchor among the others
@@ -1014,6 +1031,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     required = (
         [a for a in ordered if a in names and a not in incidental]
         or [a for a in ordered if a in names]
+        or [a for a in ordered if a not in settings and a not in incidental][:1]
         or [a for a in ordered if a not in settings][:1]
         or ordered[:1]
     )
@@ -2348,12 +2366,19 @@ def _names_the_kind(q: QuestionParts, key: str) -> bool:
     nor a thing between the question's names and the answer (through it, anything of the kind links)."""
     if q.wh_noun is None:
         return False
-    asked = {noun_form(w) for w in words(q.text[q.wh_first : q.wh_end])}
+    phrase = words(q.text[q.wh_first : q.wh_end])
+    asked = {noun_form(w) for w in phrase}
+    said = {stem(w) for w in phrase if _content_word(w)}  # "Inflammation" for "which inflammatory bowel disease"
     kinds = type_nouns()
     same_kind = kinds.get(q.wh_noun)  # "bacteria" names the kind "bacterium" does: the same types
 
     def asked_word(word: str) -> bool:
-        return noun_form(word) in asked or bool(same_kind) and kinds.get(noun_form(word)) == same_kind
+        return (
+            noun_form(word) in asked
+            or stem(word) in said
+            or bool(same_kind)
+            and kinds.get(noun_form(word)) == same_kind
+        )
 
     return q.wh_noun in asked and all(asked_word(w) for w in words(key))
 
