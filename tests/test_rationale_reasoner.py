@@ -1510,3 +1510,38 @@ def test_an_answer_named_by_a_word_of_the_kind_asked_is_no_member_of_it():
 def test_name_that_asks_which():
     question = "A drug that lowers the SASP is tested in old dogs. Name that dog study."
     assert read_question(question).wh_noun == "study"
+
+
+def test_a_sentence_excluding_what_the_question_says_with_but_not_does_not_answer_it():
+    context = ["Overexpression of SIRT9 extended the lifespan of male flies but not female flies."]
+    names = {"known_names": ["SIRT9"]}
+    assert_refuses("Overexpression of which sirtuin extends the lifespan of female flies?", context, **names)
+    assert_answers("Overexpression of which sirtuin extends the lifespan of male flies?", context, "SIRT9", **names)
+
+
+def test_a_sentence_set_in_another_place_than_the_question_does_not_answer_it():
+    names = {"known_names": ["PXR", "MRP2", "CYP3A9"]}
+    question = "Inside hepatocytes, PXR represses CYP3A9 by inducing which protein?"
+    context = [
+        "In ileal enterocytes, PXR induces the protein MRP2. MRP2 travels to the liver, where it represses CYP3A9."
+    ]
+    assert_refuses(question, context, **names)
+    assert_answers(question, [context[0].replace("In ileal enterocytes", "In hepatocytes")], "MRP2", **names)
+
+
+def test_an_answer_the_text_calls_by_the_questions_noun_for_the_thing_between_is_not_the_answer():
+    from kg_pipelines.offline.rationale import _called_as_the_bridge
+
+    context = [
+        "In that study, IL-23 itself promoted colitis. "
+        "Flagellin activates TLR5 on macrophages and induces the inflammatory cytokines IL-23 and IL-1B."
+    ]
+    graph = build_context_graph(context, ["Flagellin", "TLR5", "IL-23", "IL-1B"])
+    question = read_question(
+        "One inflammatory cytokine was found to promote colitis itself. Flagellin induces that cytokine by "
+        "activating which receptor on macrophages?",
+        graph,
+    )
+    assert question.bridge_nouns == ["cytokine"] and question.wh_noun == "receptor"
+    assert _called_as_the_bridge(question, graph, "il 23")  # "the inflammatory cytokines IL-23 and IL-1B"
+    assert not _called_as_the_bridge(question, graph, "tlr5")

@@ -1906,13 +1906,16 @@ def _active_subject(graph: ContextGraph, position: int, key: str) -> bool:
     return _opens_on(graph, position, position, key) and not PASSIVE.search(graph.sentences[position].text)
 
 
-def _described_as(graph: ContextGraph, key: str, noun: str) -> int | None:
-    """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``)."""
-    name_words = words(key)
-    for position, sentence_words, i in _written_at(graph, key):
-        others = [words(k) for k in graph.sentences[position].entities if k != key]
-        if _calls(sentence_words, name_words, noun, others, i):
-            return position
+def _described_as(graph: ContextGraph, key: str, noun: str, written_as: bool = False) -> int | None:
+    """The position of a sentence that calls entity ``key`` a ``noun`` (see ``_is_kind``); with
+    ``written_as``, a form the text writes it as too ("TNF" for TNF-alpha)."""
+    positions = graph.by_entity.get(key, ())
+    for name in (key, *(sorted(_surfaces(graph, key)) if written_as else ())):
+        name_words = words(name)
+        for position, sentence_words, i in _written_at(graph, name, positions):
+            others = [words(k) for k in graph.sentences[position].entities if k != key]
+            if _calls(sentence_words, name_words, noun, others, i):
+                return position
     return None
 
 
@@ -2616,6 +2619,12 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
     if chain.negated:
         return "the text states the relation as negated"
+    denied = _denied_words(q, graph, chain)
+    if denied:
+        return f"the connecting sentence excludes what the question says ('not {denied}')"
+    elsewhere = _set_otherwise(q, graph, chain)
+    if elsewhere:
+        return f"the connecting sentence is set in {elsewhere}, not where the question is"
     if chain.bridge is not None and _same_thing(graph, chain.bridge, chain.candidate, chain.positions):
         return "the answer is the bridge written another way"  # "fibroblast growth factor 19 (FGF19)"
     if chain.bridge is None and any(_only_listed_with(graph, chain, a) and not _asked_beside(q, a) for a in q.required):
@@ -2894,6 +2903,8 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         and (_only_acted_on(q, graph, chain) or _past_the_object(q, graph, chain))
     ):
         return "the answer found is what the verb acts on, not its subject"
+    if chain.bridge is None and _called_as_the_bridge(q, graph, chain.candidate):
+        return "the answer found is what the question calls the thing between, not the kind it asks for"
     before_wh = q.text[: q.wh_first].split()[-1:]
     if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
         return ""  # "Through which receptor does X ...": the answer is the preposition's, not the verb's
@@ -2909,6 +2920,17 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         # synthesis of vitamin D" writes "promote" before phosphate, so phosphate is no answer
         return "the verb the text writes before that answer is not the one the question asks about"
     return ""
+
+
+def _called_as_the_bridge(q: QuestionParts, graph: ContextGraph, key: str) -> bool:
+    """Whether the text calls entity ``key`` by a noun the question names the thing between by
+    ("... one inflammatory cytokine ... . LPS induces that cytokine by activating which receptor?":
+    "the inflammatory cytokines TNF and IL-6"), never by the kind the question asks for."""
+    if q.wh_noun is None or q.wh_noun in q.bridge_nouns:
+        return False
+    return any(
+        _described_as(graph, key, noun, written_as=True) is not None for noun in q.bridge_nouns
+    ) and not _is_kind(graph, key, q.wh_noun, frozenset())
 
 
 def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
@@ -2934,6 +2956,41 @@ def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain) -> boo
                 return False
             seen = True
     return seen
+
+
+CONTRAST_NOT = re.compile(r"(?:\bbut|,)\s+not\s+(?!only\b)([^,;.()]+)", re.IGNORECASE)  # "in males but not females"
+OPENING_SETTING = re.compile(r"^\s*(?:in|inside|within|among)\s+([^,]+),", re.IGNORECASE)  # "In ileal enterocytes, ..."
+
+
+def _denied_words(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """The words of a sentence of the chain, after "but not", that hold a word of the question the
+    sentence writes nowhere else ("extended the lifespan of male mice but not female mice" for "...
+    the lifespan of female mice"), else ''."""
+    asked = q.stems | {stem(w) for w in words(q.text) if _content_word(w)} - q.wh_stems
+    for position in chain.positions:
+        text = graph.sentences[position].text
+        for m in CONTRAST_NOT.finditer(text):
+            rest = {stem(w) for w in words(text[: m.start()] + " " + text[m.end() :])}
+            if any(s not in rest for s in {stem(w) for w in words(m.group(1))} & asked):
+                return m.group(1).strip()
+    return ""
+
+
+def _set_otherwise(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """The place a sentence of the chain opens on ("In ileal enterocytes, ..."), when the question
+    opens on another one ("Inside hepatocytes, ..."): no content word or organism in common; else ''."""
+    asked = OPENING_SETTING.match(q.text)
+    if asked is None:
+        return ""
+    for position in chain.positions:
+        said = OPENING_SETTING.match(graph.sentences[position].text)
+        if said is None:
+            continue
+        a, b = asked.group(1), said.group(1)
+        same_words = {stem(w) for w in words(a) if _content_word(w)} & {stem(w) for w in words(b) if _content_word(w)}
+        if not same_words and not organisms_in(a) & organisms_in(b):
+            return b.strip()
+    return ""
 
 
 def _only_acted_on(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
