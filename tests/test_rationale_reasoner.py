@@ -1545,3 +1545,16 @@ def test_an_answer_the_text_calls_by_the_questions_noun_for_the_thing_between_is
     assert question.bridge_nouns == ["cytokine"] and question.wh_noun == "receptor"
     assert _called_as_the_bridge(question, graph, "il 23")  # "the inflammatory cytokines IL-23 and IL-1B"
     assert not _called_as_the_bridge(question, graph, "tlr5")
+
+
+def test_a_question_asking_of_one_sex_is_answered_only_by_a_sentence_saying_it_of_that_sex():
+    names = {"known_names": ["IRS7"]}
+    question = "In male mice, reduced signalling through which insulin receptor substrate extended lifespan?"
+    assert_refuses(question, ["Reduced signalling through IRS7 extended lifespan in female mice."], **names)
+    assert_refuses(question, ["Reduced signalling through IRS7 extended lifespan in mice."], **names)
+    assert_answers(question, ["Reduced signalling through IRS7 extended lifespan in male mice."], "IRS7", **names)
+    # the question's own "but not" phrase names the group it does not ask of
+    question = "Which drug extended lifespan in female mice but not in male mice?"
+    names = {"known_names": ["nebivolol"]}
+    assert_refuses(question, ["Nebivolol extended lifespan in male mice."], **names)
+    assert_answers(question, ["Nebivolol extended lifespan in female mice."], "nebivolol", **names)

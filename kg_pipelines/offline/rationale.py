@@ -2622,6 +2622,9 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     denied = _denied_words(q, graph, chain)
     if denied:
         return f"the connecting sentence excludes what the question says ('not {denied}')"
+    unmet = _qualifier_unmet(q, graph, chain)
+    if unmet:
+        return f"no connecting sentence says it of {unmet}, as the question asks"
     elsewhere = _set_otherwise(q, graph, chain)
     if elsewhere:
         return f"the connecting sentence is set in {elsewhere}, not where the question is"
@@ -2973,6 +2976,29 @@ def _denied_words(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
             rest = {stem(w) for w in words(text[: m.start()] + " " + text[m.end() :])}
             if any(s not in rest for s in {stem(w) for w in words(m.group(1))} & asked):
                 return m.group(1).strip()
+    return ""
+
+
+@functools.cache
+def qualifier_groups() -> tuple[frozenset[str], ...]:
+    """The word groups of ``data/qualifier_groups.txt`` ({"female", "females", "women", ...})."""
+    return tuple(frozenset(line.split()) for line in data_lines("qualifier_groups.txt"))
+
+
+def _affirmed_words(text: str) -> set[str]:
+    """The words of ``text`` outside its "but not ..." phrases."""
+    return set(words(CONTRAST_NOT.sub(" ", text)))
+
+
+def _qualifier_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """The qualifier the question asks of ("In male mice, ...", "... in female mice but not in male
+    mice": female) that no sentence of the chain writes (outside a "but not" phrase); else ''."""
+    asked = _affirmed_words(q.text)
+    said = set().union(*(_affirmed_words(graph.sentences[p].text) for p in chain.positions))
+    for group in qualifier_groups():
+        written = asked & group
+        if written and not said & group:
+            return min(written)
     return ""
 
 
