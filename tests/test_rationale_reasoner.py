@@ -1558,3 +1558,43 @@ def test_a_question_asking_of_one_sex_is_answered_only_by_a_sentence_saying_it_o
     names = {"known_names": ["nebivolol"]}
     assert_refuses(question, ["Nebivolol extended lifespan in male mice."], **names)
     assert_answers(question, ["Nebivolol extended lifespan in female mice."], "nebivolol", **names)
+
+
+def test_a_kind_is_no_bridge():
+    context = [
+        "Roseburia hominis makes up about 3 percent of faecal bacteria in healthy adults. "
+        "Diet shapes bacteria and the host, and the regulation of inflammation follows."
+    ]
+    question = (
+        "A low abundance of the butyrate producer that makes up about 3 percent of faecal bacteria in healthy "
+        "adults is linked to which disease?"
+    )
+    found = reason(
+        question,
+        context,
+        known_names=["Roseburia hominis", "bacteria", "Inflammation"],
+        descriptions={"Inflammation": "Chronic inflammation is a disease of ageing tissues."},
+    )
+    assert not found.supported or "bacteria" not in [b.casefold() for b in found.bridges], found.answer
+
+
+def test_tied_answers_one_naming_the_other_answer_with_the_one_named():
+    context = [
+        "Patients with Behcet's disease carry reduced levels of Roseburia hominis, and a low abundance of "
+        "Roseburia hominis predicted relapse of intestinal Behcet's disease."
+    ]
+    names = {"known_names": ["Roseburia hominis", "Behcet's disease", "intestinal Behcet's disease"]}
+    question = "Reduced levels of Roseburia hominis are found in patients with which disease?"
+    assert_answers(question, context, "Behcet's disease", **names)
+
+
+def test_who_did_a_deed_is_not_a_person_written_after_what_it_was_done_to():
+    question = "Who first isolated Christensenella minuta from human faeces?"
+    names = {"known_names": ["Christensenella minuta", "Henrik Christensen"]}
+    context = [
+        "Researchers isolated Christensenella minuta from human faeces in 2012 and named it after the Danish "
+        "microbiologist Henrik Christensen."
+    ]
+    assert_refuses(question, context, **names)
+    made = ["The Danish microbiologist Henrik Christensen isolated Christensenella minuta from human faeces."]
+    assert_answers(question, made, "Henrik Christensen", **names)

@@ -2900,12 +2900,20 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
+    if chain.bridge is not None and all(noun_form(w) in type_nouns() or w in STOP_WORDS for w in words(chain.bridge)):
+        # "bacteria", "the cells": through a kind, anything of it links to anything else
+        return (
+            f"the connecting sentences go through a kind ({graph.names.get(chain.bridge, chain.bridge)}), not one thing"
+        )
     if (
         q.answer_role == "source"
         and chain.bridge is None
         and (_only_acted_on(q, graph, chain) or _past_the_object(q, graph, chain))
     ):
         return "the answer found is what the verb acts on, not its subject"
+    agent_verb = _agent_verb(q) if chain.bridge is None and q.answer_role is None else None
+    if agent_verb is not None and _past_the_object(q, graph, chain, agent_verb):
+        return "the answer found comes after what the question's verb acts on, not as its subject"
     if chain.bridge is None and _called_as_the_bridge(q, graph, chain.candidate):
         return "the answer found is what the question calls the thing between, not the kind it asks for"
     before_wh = q.text[: q.wh_first].split()[-1:]
@@ -2936,12 +2944,22 @@ def _called_as_the_bridge(q: QuestionParts, graph: ContextGraph, key: str) -> bo
     ) and not _is_kind(graph, key, q.wh_noun, frozenset())
 
 
-def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+def _agent_verb(q: QuestionParts) -> str | None:
+    """The ``full_stem`` of the verb right after the wh-phrase (adverbs aside) when the lexicon does
+    not know it and the wh-phrase is its subject: "Who first isolated X?" -> isolat; else None."""
+    after = [w for w in words(q.text[q.wh_end :]) if w not in VERB_ADVERBS][:1]
+    if not after or after[0] in AUXILIARIES or after[0] in PREPOSITIONS or not after[0].endswith(("ed", "s")):
+        return None
+    return full_stem(after[0])
+
+
+def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain, verb: str | None = None) -> bool:
     """Whether the chain's sentences write the answer only after the thing the question's verb acts
     on, that verb before both and no "by" between ("microbes that produce nitrogen oxides, including
-    X, which act against fungi such as Y": Y produces nothing), when no verb pairs the two."""
+    X, which act against fungi such as Y": Y produces nothing), when no verb pairs the two. With
+    ``verb`` (a verb the lexicon does not know, as its ``full_stem``), that verb and every anchor."""
     asked = set(q.relations)
-    objects = [a for a, classes in q.anchor_relations.items() if classes & asked]
+    objects = [a for a, classes in q.anchor_relations.items() if classes & asked] if verb is None else q.anchors
     seen = False
     for position in chain.positions:
         sentence = graph.sentences[position]
@@ -2952,7 +2970,11 @@ def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain) -> boo
             if anchor_at is None:
                 continue
             sentence_words = words(sentence.text)
-            verbs = [i for i, w in enumerate(sentence_words) if (t := _verb_tag(w)) and _relation_of(t) in asked]
+            verbs = [
+                i
+                for i, w in enumerate(sentence_words)
+                if (full_stem(w) == verb if verb else (t := _verb_tag(w)) and _relation_of(t) in asked)
+            ]
             if not verbs or not verbs[-1] < anchor_at < answer_at or "by" in sentence_words[verbs[-1] : answer_at]:
                 return False
             if any(_relation_of(t) in asked for t in sentence.relations.get(frozenset((anchor, chain.candidate)), ())):
@@ -3059,6 +3081,8 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
                     break
         if not rivals:  # as good an answer from other sentences, passing every check too
             rivals = _tied_elsewhere(q, graph, chains)
+        if rivals and all(_mentions(r, best.candidate) for r in rivals):
+            rivals = []  # "Crohn's disease" and "ileal Crohn's disease": the one the others name is true of all
         if rivals:
             names = ", ".join(graph.names.get(k, k) for k in [best.candidate, *rivals][:4])
             why = f"the connecting sentences answer equally well with {names}: nothing in the question picks one"
