@@ -719,6 +719,11 @@ def _described_next(tokens: list[tuple[int, int, str]], i: int) -> bool:
     return before == before.casefold() and (after in RELATIVE_WORDS or after.endswith("ed"))
 
 
+def _kind_word(word: str) -> bool:
+    """Whether ``word`` only says what a thing is: a type noun ("drug", "bacteria") or a stop word."""
+    return noun_form(word) in type_nouns() or word in STOP_WORDS
+
+
 def _modifier_only(question: str, surface: str) -> bool:
     """Whether ``question`` writes ``surface`` only as the first part of a hyphenated modifier:
     "rapamycin-sensitive", "FXR-induced", not "TNF-alpha" (a Greek letter) nor "IL-6"."""
@@ -882,7 +887,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             surfaces.setdefault(key, []).append(surface or name)
         if not key or in_wh(start) or key in anchors:
             return
-        if all(noun_form(w) in nouns or w in STOP_WORDS or w in QUESTION_WORDS for w in key.split()):
+        if all(_kind_word(w) or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
         anchors[key] = name
         if capitalised:
@@ -2900,7 +2905,7 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
-    if chain.bridge is not None and all(noun_form(w) in type_nouns() or w in STOP_WORDS for w in words(chain.bridge)):
+    if chain.bridge is not None and all(_kind_word(w) for w in words(chain.bridge)):
         # "bacteria", "the cells": through a kind, anything of it links to anything else
         return (
             f"the connecting sentences go through a kind ({graph.names.get(chain.bridge, chain.bridge)}), not one thing"
@@ -2964,17 +2969,19 @@ def _past_the_object(q: QuestionParts, graph: ContextGraph, chain: Chain, verb: 
     for position in chain.positions:
         sentence = graph.sentences[position]
         answer_at = next((i for _p, _w, i in _written_at(graph, chain.candidate, [position])), None)
-        for anchor in objects if answer_at is not None else ():
+        if answer_at is None:
+            continue
+        sentence_words = words(sentence.text)
+        verbs = [
+            i
+            for i, w in enumerate(sentence_words)
+            if (full_stem(w) == verb if verb else (t := _verb_tag(w)) and _relation_of(t) in asked)
+        ]
+        for anchor in objects:
             written = sentence.written.get(anchor, anchor)
             anchor_at = next((i for _p, _w, i in _written_at(graph, written, [position])), None)
             if anchor_at is None:
                 continue
-            sentence_words = words(sentence.text)
-            verbs = [
-                i
-                for i, w in enumerate(sentence_words)
-                if (full_stem(w) == verb if verb else (t := _verb_tag(w)) and _relation_of(t) in asked)
-            ]
             if not verbs or not verbs[-1] < anchor_at < answer_at or "by" in sentence_words[verbs[-1] : answer_at]:
                 return False
             if any(_relation_of(t) in asked for t in sentence.relations.get(frozenset((anchor, chain.candidate)), ())):
