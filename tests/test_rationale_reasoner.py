@@ -15,6 +15,7 @@ from kg_pipelines.offline.rationale import (
     _calls,
     _chains,
     _described_as,
+    _described_in_other_words,
     _full_stems,
     _held_in,
     _is_kind,
@@ -1598,3 +1599,57 @@ def test_who_did_a_deed_is_not_a_person_written_after_what_it_was_done_to():
     assert_refuses(question, context, **names)
     made = ["The Danish microbiologist Henrik Christensen isolated Christensenella minuta from human faeces."]
     assert_answers(question, made, "Henrik Christensen", **names)
+
+
+def test_a_name_the_text_writes_in_parts_is_found_by_its_parts():
+    # a place the text names by its nationality adjective
+    question = "Which microbiologist from Denmark is the genus Christensenella named after?"
+    context = ["The genus Christensenella was named after the Danish microbiologist Henrik Christensen."]
+    assert_answers(question, context, "Henrik Christensen", known_names=["Christensenella", "Henrik Christensen"])
+    # a compound of two names the text writes apart
+    question = "Which kinase was less active in Danish-Swedish twins who lived to 100?"
+    assert_answers(question, ["AMPK was less active in Swedish and Danish twins who lived to 100."], "AMPK")
+    # a name with a participle joined to it: the name is the anchor, the participle a word asked
+    context = ["The liver makes oleoyl-lysophosphatidic acid, which activates PPAR-delta and binds LPA1."]
+    graph = build_context_graph(context, ["PPAR-delta", "LPA1", "oleoyl-lysophosphatidic acid"])
+    question = read_question("Which receptor does a PPAR-delta-activating lipid made by the liver bind?", graph)
+    assert "ppar delta activating" in question.anchors  # how the question writes it
+    read = _described_in_other_words(question, graph)
+    assert "ppar delta" in read.required and "ppar delta activating" not in read.anchors
+    assert stem("activating") in read.stems
+    # a species the text does not write is not found by its genus
+    question = "Which vitamin does Lactobacillus fermentum make?"
+    names = {"known_names": ["Lactobacillus plantarum", "riboflavin"]}
+    found = reason(question, ["Lactobacillus plantarum makes riboflavin in the gut."], **names)
+    assert not found.supported and "Lactobacillus Fermentum" in found.reason, found.reason
+
+
+def test_the_kind_asked_is_the_possessor_in_the_wh_phrase():
+    question = "Which scientist's discovery of the ubiquitin system earned him the 2004 Nobel Prize in chemistry?"
+    context = [
+        "Aaron Ciechanover received the 2004 Nobel Prize in Chemistry for discovering ubiquitin-mediated "
+        "protein degradation."
+    ]
+    names = ["Aaron Ciechanover", "ubiquitin"]
+    assert read_question(question, build_context_graph(context, names)).wh_noun == "scientist"
+    assert_answers(question, context, "Aaron Ciechanover", known_names=names)
+
+
+def test_a_generic_agent_noun_asks_for_a_compound():
+    question = "Which senolytic agent cleared senescent cells from the lungs of old mice?"
+    context = [
+        "Fisetin cleared senescent cells from the lungs of old mice, and senolytics such as fisetin are in trials."
+    ]
+    assert_answers(question, context, "Fisetin", known_names=["Fisetin"])
+
+
+def test_a_word_before_a_kind_noun_and_a_name_only_says_which_one_it_is():
+    question = "Which tree is the source of the compound from which the diabetes drug dapagliflozin was developed?"
+    context = [
+        "Dapagliflozin was developed from phlorizin, a compound of the apple tree Malus domestica.",
+        "Dapagliflozin lowers blood glucose in diabetes.",
+    ]
+    names = ["dapagliflozin", "phlorizin", "Malus domestica", "diabetes"]
+    assert read_question(question, build_context_graph(context, names)).required == ["dapagliflozin"]
+    found = reason(question, context, known_names=names)
+    assert found.supported and found.answer_entity.startswith("Malus"), found.answer

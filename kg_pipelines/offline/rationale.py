@@ -736,6 +736,15 @@ def _modifier_only(question: str, surface: str) -> bool:
     )
 
 
+def _describes_name(question: str, surface: str, name: str) -> bool:
+    """Whether ``question`` writes ``surface`` before kind nouns that ``name`` follows ("the diabetes
+    drug metformin", "the gut bacterium Akkermansia"): a word telling which thing the name is."""
+    found = re.search(
+        rf"(?i)(?<![\w-]){re.escape(surface)}((?:\s+[\w-]+){{1,2}}?)\s+{re.escape(name)}(?![\w-])", question
+    )
+    return found is not None and all(noun_form(w) in type_nouns() for w in words(found.group(1)))
+
+
 def _set_apart(question: str) -> list[tuple[int, int]]:
     """Spans (in ``node_key(question)``) of what the question sets apart from its answer: "Apart from
     LKB1, which ..." up to the next comma."""
@@ -812,6 +821,12 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                     and _verb_before_its_object(low, tokens[j + 1][2].casefold())
                 )
             ):
+                break
+            possessor = re.sub(r"['’]s$", "", low)
+            if possessor != low and j > wh_start and _content_word(possessor):
+                # "Which scientist's discovery earned ...": the one whose discovery it is is asked
+                wh_noun = noun_form(possessor)
+                j += 1
                 break
             if low in NAME_NOUNS:
                 # "What is the current name of the probiotic species ...?": a name is of the thing
@@ -1029,6 +1044,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         # "the rapamycin-sensitive complex", "their oxygen-consuming metabolism": a name written only
         # as the first part of a hyphenated modifier describes another thing
         or (surfaces.get(key) and all(_modifier_only(question, surface) for surface in surfaces[key]))
+        # "the diabetes drug metformin": a word before a kind noun and a name says which one it is
+        or any(
+            _describes_name(question, surface, other)
+            for surface in surfaces.get(key, ())
+            for other_key in ordered
+            if other_key != key
+            for other in surfaces.get(other_key, ())
+        )
     }
     # beside a name, a lower-case thing of a named type must be connected too ("What dose of rapamycin
     # was given in the TAME trial?"); alone, it is one anchor among the others
@@ -2735,6 +2758,7 @@ def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> Question
     for "a syndrome resembling human aging" describe in the question's own words. Their words are
     still asked of the answer, as the question's other content words are. A name (capitalised, a
     symbol) the text never writes still means the answer was not gathered."""
+    q = _names_in_parts(q, graph)
     found = {a for a in q.anchors if _anchor_positions(graph, a)}
     missing = [a for a in q.anchors if a not in q.names_written and a not in found]
     kept = [a for a in q.anchors if a not in missing]
@@ -2747,6 +2771,68 @@ def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> Question
         required=[a for a in q.required if a in kept] or kept[:1],
         stems=q.stems | (said - q.wh_stems),
     )
+
+
+def _names_in_parts(q: QuestionParts, graph: ContextGraph) -> QuestionParts:
+    """The question with each name the text never writes whole replaced by the names it is made of
+    (see ``_written_in_parts``); the words left over are asked of the answer as its other words."""
+    parts = {a: _written_in_parts(q, graph, a) for a in q.anchors if a in q.names_written}
+    parts = {a: found for a, found in parts.items() if found is not None and not _anchor_positions(graph, a)}
+    if not parts:
+        return q
+
+    def instead(keys: list[str]) -> list[str]:
+        return list(dict.fromkeys(k for a in keys for k in (parts[a][0] if a in parts else [a])))
+
+    new = {k: k for runs, _left in parts.values() for k in runs}
+    return replace(
+        q,
+        anchors=instead(q.anchors),
+        required=instead(q.required),
+        anchor_names={**{k: graph.names.get(k, k.capitalize()) for k in new}, **q.anchor_names},
+        names_written=q.names_written | set(new),
+        stems=q.stems | {s for _runs, left in parts.values() for s in left},
+    )
+
+
+def _written_in_parts(q: QuestionParts, graph: ContextGraph, anchor: str) -> tuple[list[str], set[str]] | None:
+    """The keys the text writes for a name the question writes in one piece, and the stems of its
+    words left over: a place by its nationality ("Netherlands": the text's "Dutch"), a compound by
+    its names ("Japanese-American": Japanese, American), a name with a word the question joins to
+    it by a hyphen or after a possessive ("PI3K-inhibiting": PI3K, asking 'inhibiting';
+    "Akkermansia's heat-stable": Akkermansia). None when a word of the name proper is not found
+    ("Lactobacillus fermentum" where the text has only other Lactobacillus species)."""
+    name = q.anchor_names[anchor]
+    for demonym, places in demonym_places().items():
+        if tuple(words(name)) in places and _anchor_positions(graph, demonym):
+            return [demonym], set()
+    name_words = words(name)
+    runs: list[str] = []
+    left: list[str] = []
+    i = 0
+    while i < len(name_words):
+        j = next(
+            (
+                j
+                for j in range(len(name_words), i, -1)
+                if len(" ".join(name_words[i:j])) > 2
+                and not all(_kind_word(w) for w in name_words[i:j])
+                and _anchor_positions(graph, " ".join(name_words[i:j]))
+            ),
+            None,
+        )
+        if j is None:
+            left.append(name_words[i])
+            i += 1
+        else:
+            runs.append(" ".join(name_words[i:j]))
+            i = j
+    joined = [  # a word the question joins to the name: "PI3K-inhibiting", "Akkermansia's heat-stable"
+        re.search(rf"(?:\w-|\w['’]s\s+){re.escape(w)}\b", q.text) is not None for w in left
+    ]
+    if not runs or (not left and len(runs) < 2) or not all(joined):
+        return None
+    return runs, {stem(w) for w in left if _content_word(w)}
 
 
 WORD_MEANING_COSINE = 0.6  # a sentence word this close to a question word says it in other words
