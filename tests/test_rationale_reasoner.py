@@ -1653,3 +1653,16 @@ def test_a_word_before_a_kind_noun_and_a_name_only_says_which_one_it_is():
     assert read_question(question, build_context_graph(context, names)).required == ["dapagliflozin"]
     found = reason(question, context, known_names=names)
     assert found.supported and found.answer_entity.startswith("Malus"), found.answer
+
+
+def test_of_tied_answers_the_one_reached_through_the_other_answers():
+    # gamma-Klotho is the protein the question describes on the way, FGFR7 what partners with it
+    context = [
+        "A related protein, gamma-Klotho, serves as the co-receptor for FGF40 and FGF41 in the liver and muscle.",
+        "FGF40 reaches the liver and binds the receptor FGFR7 together with the co-receptor gamma-Klotho, and "
+        "this signal lowers CYP8B1.",
+    ]
+    question = (
+        "In the liver, which receptor partners with the protein that serves as the co-receptor for FGF41 in muscle?"
+    )
+    assert_answers(question, context, "FGFR7", known_names=["gamma-Klotho", "FGF40", "FGF41", "FGFR7", "CYP8B1"])

@@ -3165,6 +3165,9 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
                 # calls by the question's whole kind phrase
                 *([lambda c, b=best: _glossed(graph, c.candidate, b.bridge, b.positions[-1])] if best.bridge else []),
                 lambda c: _called_as_asked(q, graph, c),
+                # the one reached through another tied answer, which is then the thing between ("which
+                # receptor partners with the protein that ...": FGFR4 through beta-Klotho)
+                lambda c, ends=frozenset(t.candidate for t in tied): c.bridge in ends,
             ]
             for picks in pickers:
                 picked = [c for c in tied if picks(c)]
