@@ -1666,3 +1666,18 @@ def test_of_tied_answers_the_one_reached_through_the_other_answers():
         "In the liver, which receptor partners with the protein that serves as the co-receptor for FGF41 in muscle?"
     )
     assert_answers(question, context, "FGFR7", known_names=["gamma-Klotho", "FGF40", "FGF41", "FGFR7", "CYP8B1"])
+
+
+def test_a_name_written_before_receptor_names_its_receptor_not_itself():
+    # "the leptin receptor" is leptin's receptor: leptin, a protein, is no answer to "which receptor"
+    context = [
+        "Leptin binds the leptin receptor in the hypothalamus.",
+        "In the hypothalamus, leptin lowers food intake in mice.",
+    ]
+    assert_refuses("Which receptor lowers food intake in the hypothalamus of mice?", context, known_names=["Leptin"])
+    # one the text calls a receptor stays one, however else it is written
+    context = [
+        "The bile acid receptor TGR9 raises GLP-1 release from L cells.",
+        "TGR9 receptor signalling is strong in L cells.",
+    ]
+    assert_answers("Which receptor raises GLP-1 release from L cells?", context, "TGR9", known_names=["TGR9", "GLP-1"])

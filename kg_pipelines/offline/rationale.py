@@ -1603,11 +1603,18 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
     if noun is None:
         return False
     if types and graph.types.get(key) in types:
-        return True
+        # "the insulin receptor" names insulin's receptor: insulin, a protein, is no receptor unless
+        # the text calls it one
+        return not (
+            noun in RELATIONAL_NOUNS and _named_before(graph, key, noun) and not _is_kind_noun(graph, key, noun)
+        )
     nouns = kind_synonyms().get(noun, (noun,))
     if not types and any(_named_before(graph, key, n) for n in nouns):
         return True  # a kind no type captures, written right after the name: "the ELDERMET study"
     return any(_is_kind_noun(graph, key, n) for n in nouns)
+
+
+RELATIONAL_NOUNS = frozenset(noun_form(w) for w in data_lines("relational_nouns.txt"))
 
 
 def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
