@@ -2783,21 +2783,26 @@ def _described_in_other_words(q: QuestionParts, graph: ContextGraph) -> Question
 def _names_in_parts(q: QuestionParts, graph: ContextGraph) -> QuestionParts:
     """The question with each name the text never writes whole replaced by the names it is made of
     (see ``_written_in_parts``); the words left over are asked of the answer as its other words."""
-    parts = {a: _written_in_parts(q, graph, a) for a in q.anchors if a in q.names_written}
-    parts = {a: found for a, found in parts.items() if found is not None and not _anchor_positions(graph, a)}
+    parts = {
+        a: found
+        for a in q.anchors
+        if a in q.names_written
+        and not _anchor_positions(graph, a)
+        and (found := _written_in_parts(q, graph, a)) is not None
+    }
     if not parts:
         return q
 
     def instead(keys: list[str]) -> list[str]:
         return list(dict.fromkeys(k for a in keys for k in (parts[a][0] if a in parts else [a])))
 
-    new = {k: k for runs, _left in parts.values() for k in runs}
+    runs = {k for found, _left in parts.values() for k in found}
     return replace(
         q,
         anchors=instead(q.anchors),
         required=instead(q.required),
-        anchor_names={**{k: graph.names.get(k, k.capitalize()) for k in new}, **q.anchor_names},
-        names_written=q.names_written | set(new),
+        anchor_names={**{k: graph.names.get(k, k.capitalize()) for k in runs}, **q.anchor_names},
+        names_written=q.names_written | runs,
         stems=q.stems | {s for _runs, left in parts.values() for s in left},
     )
 
@@ -2834,9 +2839,9 @@ def _written_in_parts(q: QuestionParts, graph: ContextGraph, anchor: str) -> tup
         else:
             runs.append(" ".join(name_words[i:j]))
             i = j
-    joined = [  # a word the question joins to the name: "PI3K-inhibiting", "Akkermansia's heat-stable"
-        re.search(rf"(?:\w-|\w['’]s\s+){re.escape(w)}\b", q.text) is not None for w in left
-    ]
+    # each word left over is one the question writes in lower case joined to the name
+    # ("PI3K-inhibiting", "Akkermansia's heat-stable"), no word of a name proper ("Heat Shock")
+    joined = [re.search(rf"(?:\w-|\w['’]s\s+){re.escape(w)}\b", q.text) is not None for w in left]
     if not runs or (not left and len(runs) < 2) or not all(joined):
         return None
     return runs, {stem(w) for w in left if _content_word(w)}
