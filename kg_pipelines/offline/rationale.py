@@ -2814,11 +2814,10 @@ def _written_in_parts(q: QuestionParts, graph: ContextGraph, anchor: str) -> tup
     it by a hyphen or after a possessive ("PI3K-inhibiting": PI3K, asking 'inhibiting';
     "Akkermansia's heat-stable": Akkermansia). None when a word of the name proper is not found
     ("Lactobacillus fermentum" where the text has only other Lactobacillus species)."""
-    name = q.anchor_names[anchor]
+    name_words = words(q.anchor_names[anchor])
     for demonym, places in demonym_places().items():
-        if tuple(words(name)) in places and _anchor_positions(graph, demonym):
+        if tuple(name_words) in places and _anchor_positions(graph, demonym):
             return [demonym], set()
-    name_words = words(name)
     runs: list[str] = []
     left: list[str] = []
     i = 0
