@@ -1681,3 +1681,46 @@ def test_a_name_written_before_receptor_names_its_receptor_not_itself():
         "TGR9 receptor signalling is strong in L cells.",
     ]
     assert_answers("Which receptor raises GLP-1 release from L cells?", context, "TGR9", known_names=["TGR9", "GLP-1"])
+
+
+def test_a_spelled_out_name_of_another_kind_is_no_receptor():
+    # "oxyntomodulin-like peptide 3 (OLP-3)" is a peptide: no answer to "which receptor"
+    names = ["SLC99", "OLP-3", "HARA"]
+    context = ["SLC99 stimulated the release of oxyntomodulin-like peptide 3 (OLP-3) from K cells."]
+    question = "Which receptor, when activated in K cells, responds to SLC99?"
+    found = reason(question, context, known_names=names)
+    assert not found.supported and "kind" in found.reason, found.answer
+    # the long form of a receptor's symbol says it is one, a Greek letter after it or not
+    context = ["SLC99 activates hydroxy acid receptor alpha (HARA) in K cells."]
+    assert_answers(question, context, "HARA", known_names=names)
+
+
+def test_a_participle_with_its_agent_asks_for_the_object():
+    # "the receptor activated by X": X is the subject of the text's verb, the answer its object
+    context = ["Valerate activates GPR99 on colonocytes."]
+    names = ["Valerate", "GPR99", "colonocytes"]
+    graph = build_context_graph(context, names)
+    assert read_question("Name the receptor activated by valerate.", graph).answer_role == "target"
+    assert read_question("Name the receptor activated in colonocytes.", graph).answer_role == "source"
+    assert_answers("Name the receptor activated by valerate on colonocytes.", context, "GPR99", known_names=names)
+
+
+def test_a_binomial_names_the_genus_a_question_describes():
+    question = "The genus of the gut bacterium isolated from faeces in 2012 honours which Danish microbiologist?"
+    context = [
+        "Researchers isolated Christensenella minuta from human faeces in 2012 and named it after the Danish "
+        "microbiologist Henrik Christensen."
+    ]
+    assert_answers(
+        question, context, "Henrik Christensen", known_names=["Christensenella minuta", "Henrik Christensen"]
+    )
+
+
+def test_a_negated_relation_answers_only_a_question_that_negates_it():
+    context = ["Resveratrol did not extend lifespan in UM-HET3 mice."]
+    names = ["Resveratrol", "UM-HET3", "lifespan"]
+    assert_answers(
+        "Which compound failed to extend lifespan in UM-HET3 mice?", context, "Resveratrol", known_names=names
+    )
+    # the extractor negates the pair with HET3, a name inside the one the question writes
+    assert_refuses("Which compound extended lifespan in UM-HET3 mice?", context, known_names=names)

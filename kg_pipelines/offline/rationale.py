@@ -77,7 +77,7 @@ from kg_pipelines.graph.sibling_names import greek_letters
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
-from kg_pipelines.offline.cue_words import data_lines, data_table, phrase_alternation
+from kg_pipelines.offline.cue_words import NEGATION, data_lines, data_table, phrase_alternation
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
@@ -1333,6 +1333,8 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     start, word = after[0]
     if word in DO_WORDS:
         return "target"
+    if start in cue_starts and after[1:2] and after[1][1] == "by":
+        return "target"  # "the receptor activated by X": a participle with its agent describes the answer
     if word in BE_AFTER_WH:
         passive = len(after) > 2 and after[1][0] in cue_starts and after[2][1] == "by"
         return "target" if passive else None
@@ -1605,8 +1607,11 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
     if types and graph.types.get(key) in types:
         # "the insulin receptor" names insulin's receptor: insulin, a protein, is no receptor unless
         # the text calls it one
+        # "glucagon-like peptide 1 (GLP-1)": the name the text spells out says it is another kind
         return not (
-            noun in RELATIONAL_NOUNS and _named_before(graph, key, noun) and not _is_kind_noun(graph, key, noun)
+            noun in RELATIONAL_NOUNS
+            and (_named_before(graph, key, noun) or _spelled_as_other_kind(graph, key, noun))
+            and not _is_kind_noun(graph, key, noun)
         )
     nouns = kind_synonyms().get(noun, (noun,))
     if not types and any(_named_before(graph, key, n) for n in nouns):
@@ -1615,6 +1620,27 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
 
 
 RELATIONAL_NOUNS = frozenset(noun_form(w) for w in data_lines("relational_nouns.txt"))
+
+
+def _names_genus(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether entity ``key`` is a species written by its binomial ("Akkermansia muciniphila"), whose
+    first word names the genus ``noun`` asks about ("the genus of the mucus-dwelling bacterium")."""
+    return noun == GENUS and graph.types.get(key) == "microbe" and len(key.split()) == 2
+
+
+GENUS = "genus"
+
+
+def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether the text spells entity ``key`` out ("glucagon-like peptide 1 (GLP-1)") and every long
+    form ends in a common noun other than ``noun`` and its synonyms (a peptide, not a receptor)."""
+    heads = {
+        _head(long)
+        for p in graph.by_entity.get(key, ())
+        for long, short in _abbreviations(graph.sentences[p].text)
+        if key in (node_key(short), node_key(long))
+    }
+    return bool(heads) and not heads & {"", *kind_synonyms().get(noun, (noun,))}
 
 
 def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
@@ -1683,7 +1709,9 @@ def _head(name: str) -> str:
     """The noun form of a name's head word: its last word before a trailing number, letter or Greek
     letter ("fibroblast growth factor 23" -> factor)."""
     name_words = words(name)
-    while len(name_words) > 1 and (any(c.isdigit() for c in name_words[-1]) or len(name_words[-1]) == 1):
+    while len(name_words) > 1 and (
+        any(c.isdigit() for c in name_words[-1]) or len(name_words[-1]) == 1 or name_words[-1] in greek_letters()
+    ):
         name_words.pop()
     return noun_form(name_words[-1]) if name_words else ""
 
@@ -2069,8 +2097,26 @@ def _only_listed_with(graph: ContextGraph, chain: Chain, anchor: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1 << 10)
+def _negates(text: str) -> bool:
+    """Whether ``text`` writes a negation cue ("did not", "failed to"), "not only" and the like aside."""
+    masked = NEGATION["ignore"].sub(" ", text)
+    return bool(NEGATION["gap"].search(masked) or NEGATION["clause"].search(masked))
+
+
 def _hop_negated(sentence: ContextSentence, a: str, b: str) -> bool:
-    return "negated" in sentence.relations.get(frozenset((a, b)), ())
+    """Whether the sentence negates the relation of ``a`` and ``b``, or of names written inside them
+    ("did not extend lifespan in UM-HET3 mice": the extractor pairs HET3 with the compound)."""
+    for pair, tags in sentence.relations.items():
+        if "negated" in tags and len(pair) == 2:
+            x, y = pair
+            if (_within(x, a) and _within(y, b)) or (_within(y, a) and _within(x, b)):
+                return True
+    return False
+
+
+def _within(key: str, name: str) -> bool:
+    return key == name or _mentions(name, key)
 
 
 def _anchor_positions(graph: ContextGraph, anchor: str) -> list[int]:
@@ -2311,8 +2357,10 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # each hop links its two ends in its sentence, not negated
         # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
         # strains did not prevent C. difficile diarrhoea" denies Lactobacillus -> C. difficile)
-        chain.negated = any(_hop_negated(sentences[0], a, ends[1]) for a in in_first if len(ends) > 1) or any(
-            _hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends)
+        # (a question that negates too, "the compound that failed to extend lifespan", asks for it)
+        chain.negated = not _negates(q.text) and (
+            any(_hop_negated(sentences[0], a, ends[1]) for a in in_first if len(ends) > 1)
+            or any(_hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends))
         )
         chain.reversed = _reversed(q, sentences[-1], ends[-2], ends[-1]) if len(ends) > 1 else False
         last_tags = sentences[-1].relations.get(frozenset(ends[-2:]), ()) if len(ends) > 1 else ()
@@ -2742,7 +2790,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if noun in nouns_written:
             continue  # the answering sentence writes the thing ("for identifying the ATG genes")
         kinds = type_nouns()[noun]
-        if not any(_is_kind(graph, a, noun, kinds) for a in [*q.anchors, *beside]):
+        if not any(_is_kind(graph, a, noun, kinds) or _names_genus(graph, a, noun) for a in [*q.anchors, *beside]):
             written = next((w for w in words(q.text) if noun_form(w) == noun), noun)
             return f"no sentence names the {written} the question describes"
     pinned = (
