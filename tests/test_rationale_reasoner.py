@@ -1724,3 +1724,20 @@ def test_a_negated_relation_answers_only_a_question_that_negates_it():
     )
     # the extractor negates the pair with HET3, a name inside the one the question writes
     assert_refuses("Which compound extended lifespan in UM-HET3 mice?", context, known_names=names)
+
+
+def test_a_thing_described_before_the_wh_phrase_is_the_bridge():
+    # "The co-receptor that partners with FGFR9 ..." opens the question and describes delta-Klotho
+    context = [
+        "FGF31 reaches the liver and binds the receptor FGFR9 together with the co-receptor delta-Klotho, and this "
+        "signal lowers CYP8B1.",
+        "A related protein, delta-Klotho, serves as the co-receptor for FGF31 and FGF33 in fat tissue.",
+    ]
+    names = ["FGF31", "FGFR9", "delta-Klotho", "FGF33", "CYP8B1"]
+    question = (
+        "The co-receptor that partners with FGFR9 when FGF31 signals to the liver also acts as the co-receptor "
+        "for which other fibroblast growth factor?"
+    )
+    read = read_question(question, build_context_graph(context, names))
+    assert read.described == [frozenset({stem("receptor")})]  # "co" is too short a word to hold
+    assert_answers(question, context, "FGF33", known_names=names)

@@ -1440,11 +1440,12 @@ def _described_phrases(
                 phrase = range(d + 1, k)
                 if (
                     phrase
-                    and tokens[d][0] >= wh_end
+                    and not wh_first <= tokens[d][0] < wh_end
                     and not set(phrase) & anchor_tokens
                     and not any(noun_form(tokens[i][2]) in nouns for i in phrase)
                 ):
-                    stems = frozenset(stem(tokens[i][2].casefold()) for i in phrase if _content_word(tokens[i][2]))
+                    # each part of a hyphenated word, as a sentence's stems hold it ("co-receptor")
+                    stems = frozenset(stem(w) for i in phrase for w in words(tokens[i][2]) if _content_word(w))
                     if stems:
                         found.append(stems)
                 break
