@@ -1741,3 +1741,13 @@ def test_a_thing_described_before_the_wh_phrase_is_the_bridge():
     read = read_question(question, build_context_graph(context, names))
     assert read.described == [frozenset({stem("receptor")})]  # "co" is too short a word to hold
     assert_answers(question, context, "FGF33", known_names=names)
+
+
+def test_a_verb_to_a_name_the_extractor_did_not_read_states_the_first_hop():
+    # "threonine 181" is no entity of the sentence, so no pair holds the verb that acts on it
+    context = [
+        "When energy falls, the upstream kinase STK99 phosphorylates threonine 181 of the alpha subunit.",
+        "SIRT9 deacetylates STK99, the upstream kinase of AMPK.",
+    ]
+    question = "Which sirtuin deacetylates the kinase that phosphorylates threonine 181 on the alpha subunit of AMPK?"
+    assert_answers(question, context, "SIRT9", known_names=["STK99", "SIRT9", "AMPK"])

@@ -2255,8 +2255,10 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             other_verb.append(bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations))
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
-                if i == 0 and start is None:  # it names the anchors only through the sentences it goes
-                    # on about ("CaMKK2 can also phosphorylate this site"): its one end has no pair
+                if i == 0 and (start is None or start not in sentence.entities):  # it names the anchors
+                    # only through the sentences it goes on about ("CaMKK2 can also phosphorylate this
+                    # site"), or writes one the extractor read as no entity ("phosphorylates threonine
+                    # 172"): its one end has no pair
                     stated |= _verb_classes(sentence.text)
             elif pair_classes & set(q.relations):  # one asked verb links the pair: the sentence's other
                 # verbs say the rest ("JNK phosphorylates FOXO proteins ... and promotes their nuclear
