@@ -1623,13 +1623,13 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
 RELATIONAL_NOUNS = frozenset(noun_form(w) for w in data_lines("relational_nouns.txt"))
 
 
+GENUS = "genus"
+
+
 def _names_genus(graph: ContextGraph, key: str, noun: str) -> bool:
     """Whether entity ``key`` is a species written by its binomial ("Akkermansia muciniphila"), whose
     first word names the genus ``noun`` asks about ("the genus of the mucus-dwelling bacterium")."""
     return noun == GENUS and graph.types.get(key) == "microbe" and len(key.split()) == 2
-
-
-GENUS = "genus"
 
 
 def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
@@ -2117,6 +2117,7 @@ def _hop_negated(sentence: ContextSentence, a: str, b: str) -> bool:
 
 
 def _within(key: str, name: str) -> bool:
+    """Whether entity ``key`` is ``name`` or a name written inside it ("het3" in "um het3")."""
     return key == name or _mentions(name, key)
 
 
