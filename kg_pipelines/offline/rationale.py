@@ -1333,11 +1333,13 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     start, word = after[0]
     if word in DO_WORDS:
         return "target"
-    if start in cue_starts and after[1:2] and after[1][1] == "by":
-        return "target"  # "the receptor activated by X": a participle with its agent describes the answer
+    # a passive verb with its agent: "is activated by X", or a participle alone ("the receptor
+    # activated by X"), which describes the answer
+    verb = 1 if word in BE_AFTER_WH else 0
+    if len(after) > verb + 1 and after[verb][0] in cue_starts and after[verb + 1][1] == "by":
+        return "target"
     if word in BE_AFTER_WH:
-        passive = len(after) > 2 and after[1][0] in cue_starts and after[2][1] == "by"
-        return "target" if passive else None
+        return None
     return "source" if start in cue_starts else None
 
 
@@ -1606,9 +1608,8 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
     if noun is None:
         return False
     if types and graph.types.get(key) in types:
-        # "the insulin receptor" names insulin's receptor: insulin, a protein, is no receptor unless
-        # the text calls it one
-        # "glucagon-like peptide 1 (GLP-1)": the name the text spells out says it is another kind
+        # "the insulin receptor" names insulin's receptor, and "glucagon-like peptide 1 (GLP-1)" spells
+        # out a peptide: a protein written so is no receptor unless the text calls it one
         return not (
             noun in RELATIONAL_NOUNS
             and (_named_before(graph, key, noun) or _spelled_as_other_kind(graph, key, noun))
@@ -1635,12 +1636,7 @@ def _names_genus(graph: ContextGraph, key: str, noun: str) -> bool:
 def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
     """Whether the text spells entity ``key`` out ("glucagon-like peptide 1 (GLP-1)") and every long
     form ends in a common noun other than ``noun`` and its synonyms (a peptide, not a receptor)."""
-    heads = {
-        _head(long)
-        for p in graph.by_entity.get(key, ())
-        for long, short in _abbreviations(graph.sentences[p].text)
-        if key in (node_key(short), node_key(long))
-    }
+    heads = {_head(long) for long, short in _defined(graph, key) if key in (short, long)}
     return bool(heads) and not heads & {"", *kind_synonyms().get(noun, (noun,))}
 
 
@@ -1691,12 +1687,20 @@ def _agent_relation(noun: str) -> str | None:
 def _surfaces(graph: ContextGraph, key: str) -> set[str]:
     """The forms the text writes entity ``key`` as: a surface the extractor read as it, and the long
     form a sentence defines for it ("fibroblast growth factor 23 (FGF23)")."""
-    found = set()
+    found = {long for long, short in _defined(graph, key) if short == key}
     for p in graph.by_entity.get(key, ()):
-        sentence = graph.sentences[p]
-        found |= {surface for surface, entity in sentence.written.items() if entity == key and surface != key}
-        found |= {node_key(long) for long, short in _abbreviations(sentence.text) if node_key(short) == key}
+        found |= {surface for surface, entity in graph.sentences[p].written.items() if entity == key and surface != key}
     return found
+
+
+def _defined(graph: ContextGraph, key: str) -> set[tuple[str, str]]:
+    """(long form, short form), as node keys, of each abbreviation a sentence naming entity ``key``
+    defines ("fibroblast growth factor 23 (FGF23)")."""
+    return {
+        (node_key(long), node_key(short))
+        for p in graph.by_entity.get(key, ())
+        for long, short in _abbreviations(graph.sentences[p].text)
+    }
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -2098,7 +2102,6 @@ def _only_listed_with(graph: ContextGraph, chain: Chain, anchor: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=1 << 10)
 def _negates(text: str) -> bool:
     """Whether ``text`` writes a negation cue ("did not", "failed to"), "not only" and the like aside."""
     masked = NEGATION["ignore"].sub(" ", text)
@@ -2211,6 +2214,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
     verb = next((w for w in after_wh if w.endswith("s") and len(w) > 3), None)
     main_verb = frozenset({stem(verb)}) & q.stems if verb else frozenset()
     total_words = sum(graph.idf(s) for s in q.stems) or 1.0
+    asks_negated = _negates(q.text)
     for chain in chains:
         sentences = [graph.sentences[p] for p in chain.positions]
         # a first sentence that opens on a common noun ("A later analysis found ...", "The
@@ -2362,7 +2366,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # (from any anchor the first sentence names: "the PLACIDE trial found that Lactobacillus
         # strains did not prevent C. difficile diarrhoea" denies Lactobacillus -> C. difficile)
         # (a question that negates too, "the compound that failed to extend lifespan", asks for it)
-        chain.negated = not _negates(q.text) and (
+        chain.negated = not asks_negated and (
             any(_hop_negated(sentences[0], a, ends[1]) for a in in_first if len(ends) > 1)
             or any(_hop_negated(s, ends[i], ends[i + 1]) for i, s in enumerate(sentences) if i + 1 < len(ends))
         )
