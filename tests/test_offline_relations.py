@@ -381,3 +381,22 @@ def test_the_verb_after_by_is_done_by_the_subject_not_by_the_object_before_it(te
     found = pairs(text)
     assert verb in found.get((agent, target), []), found
     assert not linked(found, middle, target), found
+
+
+def test_a_relative_clause_on_another_noun_phrase_does_not_pair_the_name_before_it():
+    # what inhibits the target is the protein the clause opens on, not the metabolite named earlier
+    found = pairs(
+        "Roseburia hominis produces propionate and also secretes a protein called calming anti-irritation molecule "
+        "(CAIM), which inhibits STAT9 signalling in colonocytes."
+    )
+    assert not linked(found, "Propionate", "STAT9"), found
+    # a name right before ", which" is the clause's subject
+    found = pairs("LKB9 activates ULK7, which phosphorylates VPS99.")
+    assert found.get(("ULK7", "VPS99")) == ["phosphorylates"], found
+
+
+def test_a_clause_whose_verb_is_amplify_is_its_own_clause():
+    found = pairs(
+        "FOXQ7 and ZEB9 drive SASP gene expression, and the cGAS-STING pathway, which senses DNA, amplifies it."
+    )
+    assert not linked(found, "FOXQ7", "STING"), found

@@ -1751,3 +1751,74 @@ def test_a_verb_to_a_name_the_extractor_did_not_read_states_the_first_hop():
     ]
     question = "Which sirtuin deacetylates the kinase that phosphorylates threonine 181 on the alpha subunit of AMPK?"
     assert_answers(question, context, "SIRT9", known_names=["STK99", "SIRT9", "AMPK"])
+
+
+def test_a_which_opening_a_relative_clause_is_not_the_question_word():
+    # after a comma, or before an article, "which" relates a clause; the question asks by the later one
+    graph = build_context_graph(["The NORDAGE study of older adults in Norway compared diets."], ["NORDAGE", "Norway"])
+    read = read_question(
+        "The NORDAGE cohort, which compared the diets of older people, was run in which country?", graph
+    )
+    assert read.wh_noun == "country"
+    read = read_question("The syndrome to which the secretory phenotype contributes was named by which researcher?")
+    assert read.wh_noun == "researcher"
+
+
+def test_a_country_the_sentence_sets_the_anchor_in_answers_where():
+    # "run in" is no verb of the lexicon: the setting the sentence gives the anchor is the relation asked
+    context = ["The NORDAGE study of older adults in Norway found that diets differed between care homes."]
+    names = ["NORDAGE", "Norway", "care homes"]
+    question = "In which country was the NORDAGE cohort of older adults in care homes carried out?"
+    assert_answers(question, context, "Norway", known_names=names)
+    # a country is no city, though both are locations
+    assert_refuses(question.replace("country", "city"), context, known_names=names)
+
+
+def test_a_microbe_written_with_a_designation_is_a_strain():
+    context = [
+        "In a trial in Danish men with low muscle mass, one year of Lactobacillus gasseri DSM 88211 slowed the loss "
+        "of grip strength."
+    ]
+    names = ["Lactobacillus gasseri", "Danish"]
+    question = "Which probiotic strain slowed the loss of grip strength in Danish men with low muscle mass?"
+    assert_answers(question, context, "Lactobacillus gasseri", known_names=names)
+    # written without one, the species is no strain
+    bare = [context[0].replace(" DSM 88211", "")]
+    assert_refuses(question, bare, known_names=names)
+
+
+def test_a_name_written_before_signalling_is_a_pathway():
+    context = ["Roseburia hominis secretes a peptide called gut calming factor (GCF), which inhibits STAT9 signalling."]
+    names = ["Roseburia hominis", "STAT9", "gut calming factor"]
+    question = "What signalling pathway is suppressed by the peptide that Roseburia hominis secretes?"
+    assert_answers(question, context, "STAT9", known_names=names)
+    # a receptor stays what the text calls it: "the insulin receptor" names no insulin receptor
+    graph = build_context_graph(["Insulin binds the insulin receptor."], ["Insulin"])
+    assert not _is_kind(graph, "insulin", "receptor", frozenset({"protein", "gene"}))
+
+
+def test_a_verb_joined_to_a_name_and_a_lone_letter_are_no_anchors():
+    graph = build_context_graph(
+        ["Activated S6K9 phosphorylates IRS9.", "The forkhead box O factor DAF-99 needs HSF-9."], ["S6K9", "IRS9"]
+    )
+    read = _described_in_other_words(
+        read_question("Which adaptor does the mTORC9-activated kinase S6K9 phosphorylate?", graph), graph
+    )
+    assert "activated" not in read.anchors
+    read = read_question("Which factor cooperates with the forkhead box O factor DAF-99?", graph)
+    assert "o" not in read.anchors
+
+
+def test_an_aside_saying_what_the_answer_is_not_need_not_be_connected():
+    context = [
+        "Eubacterium hallii is very sensitive to oxygen, and oxygen kills it within minutes.",
+        "Oxygen also limits Roseburia.",
+        "Lactic acid bacteria tolerate it.",
+    ]
+    graph = build_context_graph(context, ["Eubacterium hallii", "oxygen", "Roseburia", "lactic acid"])
+    question = (
+        "Reduced levels of the oxygen-sensitive commensal proposed as a new probiotic (not a lactic acid bacterium) "
+        "are found in patients with which inflammatory bowel disease?"
+    )
+    read = _described_in_other_words(read_question(question, graph), graph)
+    assert "lactic acid" in read.anchors and read.required == ["oxygen"]

@@ -2192,10 +2192,24 @@ def _pairs(
         gap = text[firsts[groups[g][-1]][0].end : firsts[groups[g + 1][0]][0].start]
         if g and _BY_GERUND.match(gap):
             continue
+        if _relative_of_another(gap):
+            continue
         pairs += [(p, q) for p in groups[g] for q in groups[g + 1]]
     for g in range(2, len(groups)):
         pairs += [(p, q) for p in groups[0] for q in groups[g]]
     return pairs
+
+
+_RELATIVE = re.compile(r",\s*(?:which|that|who)\b", re.IGNORECASE)
+ANTECEDENT_WORDS = 3  # words at most between a name and the ", which" its relative clause opens with
+
+
+def _relative_of_another(gap: str) -> bool:
+    """Whether the text between two mentions opens a relative clause on another noun phrase ("X
+    produces butyrate and also secretes a protein called MAM, which inhibits NF-kB": what inhibits
+    NF-kB is the protein, not butyrate): more than ``ANTECEDENT_WORDS`` words before ", which"."""
+    found = _RELATIVE.search(gap)
+    return found is not None and len(re.findall(r"\w+", gap[: found.start()])) > ANTECEDENT_WORDS
 
 
 _BY_GERUND = re.compile(r"\s*,?\s*by\s+(?:\w+ly\s+)?\w+ing\b", re.IGNORECASE)  # "... by directly phosphorylating"

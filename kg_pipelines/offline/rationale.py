@@ -78,6 +78,7 @@ from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
 from kg_pipelines.offline.cue_words import NEGATION, data_lines, data_table, phrase_alternation
+from kg_pipelines.offline.vocabulary import CITIES, COUNTRIES
 
 QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did is are was were can could should would "
@@ -747,12 +748,16 @@ def _describes_name(question: str, surface: str, name: str) -> bool:
 
 def _set_apart(question: str) -> list[tuple[int, int]]:
     """Spans (in ``node_key(question)``) of what the question sets apart from its answer: "Apart from
-    LKB1, which ..." up to the next comma."""
+    LKB1, which ..." up to the next comma, and an aside saying what the answer is not ("the commensal
+    proposed as a probiotic (not a traditional lactic acid bacterium)")."""
     spans = []
     for phrase in EXCLUSION_PHRASES:
         for m in re.finditer(r"\b" + re.escape(phrase) + r"\s+([^,;?]+)", question, re.IGNORECASE):
             head = node_key(question[: m.start(1)])
             spans.append((len(head), len(head) + len(node_key(m.group(1))) + 1))
+    for m in re.finditer(r"\(\s*not\s+([^()]+)\)", question, re.IGNORECASE):
+        head = node_key(question[: m.start(1)])
+        spans.append((len(head), len(head) + len(node_key(m.group(1))) + 1))
     return spans
 
 
@@ -794,8 +799,20 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             wh_start = i
             break
     else:  # the question word after a clause: "X raises a sirtuin; which dismutase does it activate?",
-        # "The bile acid that ... blocks which receptor?" (which/what only: "whose", "where" relate)
-        wh_start = next((i for i, (_s, _e, w) in enumerate(tokens) if w.casefold() in MID_WH_WORDS), None)
+        # "The bile acid that ... blocks which receptor?" (which/what only: "whose", "where" relate);
+        # not one that opens a relative clause: before an article ("the inflammation to which the
+        # secretory phenotype contributes was named by which researcher?"), or after a comma or a
+        # preposition and before no type noun ("The ELDERMET cohort, which contrasted ..., was run in
+        # which country?", "the route by which low doses act"; not "Besides X, which protein ...")
+        def relative(i: int) -> bool:
+            following = tokens[i + 1][2].casefold() if i + 1 < len(tokens) else ""
+            after = i > 0 and (
+                "," in question[tokens[i - 1][1] : tokens[i][0]] or tokens[i - 1][2].casefold() in PREPOSITIONS
+            )
+            return following in ARTICLES or (after and noun_form(following) not in nouns)
+
+        mid = [i for i, (_s, _e, w) in enumerate(tokens) if w.casefold() in MID_WH_WORDS]
+        wh_start = next(iter([i for i in mid if not relative(i)] or mid), None)
     wh_noun = None
     wh_names: list[str] = []
     if wh_start is not None:
@@ -919,9 +936,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 position = qkey.find(key)
                 surface = question[position : position + len(key)] if position >= 0 else key
                 add(graph.names[key], position if position >= 0 else wh_end, any(c.isupper() for c in surface))
-    for start, end, word in tokens:
-        initial = len(word) == 1 and _modifier_word(question, start, end)  # the "E" of "E. coli" names nothing alone
-        if _name_like(word, start in openings) and word.casefold() not in QUESTION_WORDS and not initial:
+    for start, _end, word in tokens:
+        # a letter names nothing alone: the "E" of "E. coli", the "O" of "the forkhead box O factor"
+        if _name_like(word, start in openings) and word.casefold() not in QUESTION_WORDS and len(word) > 1:
             add(word, start, True)
     # a shorter anchor inside a longer one is the same name
     keys = list(anchors)
@@ -1036,11 +1053,12 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     # "Apart from LKB1, which kinase ...": a name set apart from the answer, or a bare number ("172",
     # "2020"), need not be what the answer connects to
     apart = _set_apart(question)
+    set_apart = {key for key in ordered if any(lo <= at < hi for lo, hi in apart for at in _starts(qkey, key))}
     incidental = {
         key
         for key in ordered
         if key.isdigit()
-        or any(lo <= surface_start < hi for lo, hi in apart for surface_start in _starts(qkey, key))
+        or key in set_apart
         # "the rapamycin-sensitive complex", "their oxygen-consuming metabolism": a name written only
         # as the first part of a hyphenated modifier describes another thing
         or (surfaces.get(key) and all(_modifier_only(question, surface) for surface in surfaces[key]))
@@ -1060,6 +1078,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         [a for a in ordered if a in names and a not in incidental]
         or [a for a in ordered if a in names]
         or [a for a in ordered if a not in settings and a not in incidental][:1]
+        or [a for a in ordered if a not in settings and a not in set_apart][:1]  # what the answer is not, last
         or [a for a in ordered if a not in settings][:1]
         or ordered[:1]
     )
@@ -1616,9 +1635,30 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
             and not _is_kind_noun(graph, key, noun)
         )
     nouns = kind_synonyms().get(noun, (noun,))
-    if not types and any(_named_before(graph, key, n) for n in nouns):
-        return True  # a kind no type captures, written right after the name: "the ELDERMET study"
-    return any(_is_kind_noun(graph, key, n) for n in nouns)
+    if (not types or noun not in RELATIONAL_NOUNS) and any(_named_before(graph, key, n) for n in nouns):
+        # written right before the kind: "the ELDERMET study", "NF-kB signalling" (a pathway); not
+        # "the insulin receptor", which names another thing related to it (``RELATIONAL_NOUNS``)
+        return True
+    return any(_is_kind_noun(graph, key, n) for n in nouns) or _names_strain(graph, key, noun)
+
+
+STRAIN = "strain"
+# a strain's designation after its species' name: a collection code or a code with a digit ("ATCC PTA
+# 6475", "GG", "DSM 17938", "BB-12")
+DESIGNATION = re.compile(r"\s+(?:[A-Z]{2,}|[A-Za-z-]*\d[\w-]*)\b")
+
+
+def _names_strain(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether microbe ``key`` is written with a strain designation right after its name
+    ("Lactobacillus reuteri ATCC PTA 6475"): the strain a question asking "which strain" means."""
+    if noun != STRAIN or graph.types.get(key) != "microbe":
+        return False
+    name = re.compile(r"\b" + r"\W+".join(map(re.escape, words(key))) + r"(?=\W)", re.IGNORECASE)
+    return any(
+        DESIGNATION.match(graph.sentences[p].text, m.end())
+        for p in graph.by_entity.get(key, ())
+        for m in name.finditer(graph.sentences[p].text)
+    )
 
 
 RELATIONAL_NOUNS = frozenset(noun_form(w) for w in data_lines("relational_nouns.txt"))
@@ -1642,11 +1682,12 @@ def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
 
 def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
     """Whether a sentence writes entity ``key`` right before ``noun`` ("the ELDERMET study", "the
-    PLACIDE trial"): the name of one of that kind."""
-    n = len(words(key))
+    PLACIDE trial"), as it names it or in a form the text writes it ("NF-kB signalling" for NF-κB):
+    the name of one of that kind."""
     return any(
-        i + n < len(sentence_words) and noun_form(sentence_words[i + n]) == noun
-        for _p, sentence_words, i in _written_at(graph, key)
+        i + len(words(form)) < len(sentence_words) and noun_form(sentence_words[i + len(words(form))]) == noun
+        for form in {key, *_surfaces(graph, key)}
+        for _p, sentence_words, i in _written_at(graph, form, graph.by_entity.get(key, ()))
     )
 
 
@@ -1729,6 +1770,17 @@ def _collective(key: str, noun: str | None) -> bool:
     kind ("which species", "which bacterium"): a community is not one of its members."""
     name = words(key)
     return bool(name) and noun_form(name[-1]) in COLLECTIVE_NOUNS and noun_form(name[-1]) != noun
+
+
+def _other_place(key: str, noun: str | None) -> bool:
+    """Whether entity ``key`` is a country where the question asks for a city, or a city where it asks
+    for a country (``data/countries.txt``, ``data/cities.txt``): both are locations, neither is the other."""
+    places = {"city": COUNTRY_KEYS, "country": CITY_KEYS}.get(noun or "")
+    return places is not None and key in places
+
+
+COUNTRY_KEYS = frozenset(node_key(name) for name in COUNTRIES)
+CITY_KEYS = frozenset(node_key(name) for name in CITIES)
 
 
 NUMBERED_SYMBOL = re.compile(r"([a-z]+)-?\d+[a-z]?")  # "sirt3", "fgf21", "gpr109a": letters, then a number
@@ -2334,6 +2386,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 or _initialled(chain.candidate, q.wh_initials)
             )
             and not _collective(chain.candidate, q.wh_noun)
+            and not _other_place(chain.candidate, q.wh_noun)
             and not _names_the_kind(q, chain.candidate)
             and _named_as(graph, chain.candidate, q.wh_names)
         )
@@ -2743,6 +2796,11 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and not q.relations
         and not (chain.phrase_stated and (chain.bridge is None or _phrase_between(q, graph, chain)))
         and not (chain.bridge is None and chain.word_count_share >= _share_needed(graph, chain))
+        # "In which country was the ELDERMET cohort run?": "The ELDERMET study of older adults in
+        # Ireland" sets what it says of the anchor there, which is the relation asked
+        and not (
+            q.asks_setting and chain.bridge is None and _only_as_setting(graph, chain.candidate, chain.positions[-1])
+        )
     ):
         # the question's verb is none the lexicon knows ("repress"), so no relation was checked:
         # a sentence that only names both ends together (a list) does not answer it
@@ -2884,6 +2942,7 @@ def _written_in_parts(q: QuestionParts, graph: ContextGraph, anchor: str) -> tup
                 for j in range(len(name_words), i, -1)
                 if len(" ".join(name_words[i:j])) > 2
                 and not all(_kind_word(w) for w in name_words[i:j])
+                and not (j == i + 1 and _verb_tag(name_words[i]) is not None)  # "mTORC1-activated": a verb
                 and _anchor_positions(graph, " ".join(name_words[i:j]))
             ),
             None,
