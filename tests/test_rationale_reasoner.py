@@ -1774,19 +1774,6 @@ def test_a_country_the_sentence_sets_the_anchor_in_answers_where():
     assert_refuses(question.replace("country", "city"), context, known_names=names)
 
 
-def test_a_microbe_written_with_a_designation_is_a_strain():
-    context = [
-        "In a trial in Danish men with low muscle mass, one year of Lactobacillus gasseri DSM 88211 slowed the loss "
-        "of grip strength."
-    ]
-    names = ["Lactobacillus gasseri", "Danish"]
-    question = "Which probiotic strain slowed the loss of grip strength in Danish men with low muscle mass?"
-    assert_answers(question, context, "Lactobacillus gasseri", known_names=names)
-    # written without one, the species is no strain
-    bare = [context[0].replace(" DSM 88211", "")]
-    assert_refuses(question, bare, known_names=names)
-
-
 def test_a_name_written_before_signalling_is_a_pathway():
     context = ["Roseburia hominis secretes a peptide called gut calming factor (GCF), which inhibits STAT9 signalling."]
     names = ["Roseburia hominis", "STAT9", "gut calming factor"]

@@ -1639,26 +1639,7 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         # written right before the kind: "the ELDERMET study", "NF-kB signalling" (a pathway); not
         # "the insulin receptor", which names another thing related to it (``RELATIONAL_NOUNS``)
         return True
-    return any(_is_kind_noun(graph, key, n) for n in nouns) or _names_strain(graph, key, noun)
-
-
-STRAIN = "strain"
-# a strain's designation after its species' name: a collection code or a code with a digit ("ATCC PTA
-# 6475", "GG", "DSM 17938", "BB-12")
-DESIGNATION = re.compile(r"\s+(?:[A-Z]{2,}|[A-Za-z-]*\d[\w-]*)\b")
-
-
-def _names_strain(graph: ContextGraph, key: str, noun: str) -> bool:
-    """Whether microbe ``key`` is written with a strain designation right after its name
-    ("Lactobacillus reuteri ATCC PTA 6475"): the strain a question asking "which strain" means."""
-    if noun != STRAIN or graph.types.get(key) != "microbe":
-        return False
-    name = re.compile(r"\b" + r"\W+".join(map(re.escape, words(key))) + r"(?=\W)", re.IGNORECASE)
-    return any(
-        DESIGNATION.match(graph.sentences[p].text, m.end())
-        for p in graph.by_entity.get(key, ())
-        for m in name.finditer(graph.sentences[p].text)
-    )
+    return any(_is_kind_noun(graph, key, n) for n in nouns)
 
 
 RELATIONAL_NOUNS = frozenset(noun_form(w) for w in data_lines("relational_nouns.txt"))
