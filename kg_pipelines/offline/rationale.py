@@ -750,14 +750,12 @@ def _set_apart(question: str) -> list[tuple[int, int]]:
     """Spans (in ``node_key(question)``) of what the question sets apart from its answer: "Apart from
     LKB1, which ..." up to the next comma, and an aside saying what the answer is not ("the commensal
     proposed as a probiotic (not a traditional lactic acid bacterium)")."""
+    patterns = [r"\b" + re.escape(phrase) + r"\s+([^,;?]+)" for phrase in EXCLUSION_PHRASES]
     spans = []
-    for phrase in EXCLUSION_PHRASES:
-        for m in re.finditer(r"\b" + re.escape(phrase) + r"\s+([^,;?]+)", question, re.IGNORECASE):
+    for pattern in [*patterns, r"\(\s*not\s+([^()]+)\)"]:
+        for m in re.finditer(pattern, question, re.IGNORECASE):
             head = node_key(question[: m.start(1)])
             spans.append((len(head), len(head) + len(node_key(m.group(1))) + 1))
-    for m in re.finditer(r"\(\s*not\s+([^()]+)\)", question, re.IGNORECASE):
-        head = node_key(question[: m.start(1)])
-        spans.append((len(head), len(head) + len(node_key(m.group(1))) + 1))
     return spans
 
 
@@ -1753,15 +1751,15 @@ def _collective(key: str, noun: str | None) -> bool:
     return bool(name) and noun_form(name[-1]) in COLLECTIVE_NOUNS and noun_form(name[-1]) != noun
 
 
+COUNTRY_KEYS = frozenset(node_key(name) for name in COUNTRIES)
+CITY_KEYS = frozenset(node_key(name) for name in CITIES)
+
+
 def _other_place(key: str, noun: str | None) -> bool:
     """Whether entity ``key`` is a country where the question asks for a city, or a city where it asks
     for a country (``data/countries.txt``, ``data/cities.txt``): both are locations, neither is the other."""
     places = {"city": COUNTRY_KEYS, "country": CITY_KEYS}.get(noun or "")
     return places is not None and key in places
-
-
-COUNTRY_KEYS = frozenset(node_key(name) for name in COUNTRIES)
-CITY_KEYS = frozenset(node_key(name) for name in CITIES)
 
 
 NUMBERED_SYMBOL = re.compile(r"([a-z]+)-?\d+[a-z]?")  # "sirt3", "fgf21", "gpr109a": letters, then a number
