@@ -1629,11 +1629,11 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
         # out a peptide: a protein written so is no receptor unless the text calls it one
         return not (
             noun in RELATIONAL_NOUNS
-            and (_named_before(graph, key, noun) or _spelled_as_other_kind(graph, key, noun))
+            and (_named_before(graph, key, (noun,)) or _spelled_as_other_kind(graph, key, noun))
             and not _is_kind_noun(graph, key, noun)
         )
     nouns = kind_synonyms().get(noun, (noun,))
-    if (not types or noun not in RELATIONAL_NOUNS) and any(_named_before(graph, key, n) for n in nouns):
+    if (not types or noun not in RELATIONAL_NOUNS) and _named_before(graph, key, nouns):
         # written right before the kind: "the ELDERMET study", "NF-kB signalling" (a pathway); not
         # "the insulin receptor", which names another thing related to it (``RELATIONAL_NOUNS``)
         return True
@@ -1659,15 +1659,17 @@ def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
     return bool(heads) and not heads & {"", *kind_synonyms().get(noun, (noun,))}
 
 
-def _named_before(graph: ContextGraph, key: str, noun: str) -> bool:
-    """Whether a sentence writes entity ``key`` right before ``noun`` ("the ELDERMET study", "the
-    PLACIDE trial"), as it names it or in a form the text writes it ("NF-kB signalling" for NF-κB):
-    the name of one of that kind."""
-    return any(
-        i + len(words(form)) < len(sentence_words) and noun_form(sentence_words[i + len(words(form))]) == noun
-        for form in {key, *_surfaces(graph, key)}
-        for _p, sentence_words, i in _written_at(graph, form, graph.by_entity.get(key, ()))
-    )
+def _named_before(graph: ContextGraph, key: str, nouns: Iterable[str]) -> bool:
+    """Whether a sentence writes entity ``key`` right before one of ``nouns`` ("the ELDERMET study",
+    "the PLACIDE trial"), as it names it or in a form the text writes it ("NF-kB signalling" for
+    NF-κB): the name of one of that kind."""
+    nouns = set(nouns)
+    for form in {key, *_surfaces(graph, key)}:
+        n = len(words(form))
+        for _p, sentence_words, i in _written_at(graph, form, graph.by_entity.get(key, ())):
+            if i + n < len(sentence_words) and noun_form(sentence_words[i + n]) in nouns:
+                return True
+    return False
 
 
 def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
