@@ -739,11 +739,18 @@ def _modifier_only(question: str, surface: str) -> bool:
 
 def _describes_name(question: str, surface: str, name: str) -> bool:
     """Whether ``question`` writes ``surface`` before kind nouns that ``name`` follows ("the diabetes
-    drug metformin", "the gut bacterium Akkermansia"): a word telling which thing the name is."""
+    drug metformin", "the gut bacterium Akkermansia"), or as their owner ("Akkermansia's secreted
+    protein P9"): a word telling which thing the name is."""
     found = re.search(
         rf"(?i)(?<![\w-]){re.escape(surface)}((?:\s+[\w-]+){{1,2}}?)\s+{re.escape(name)}(?![\w-])", question
     )
-    return found is not None and all(noun_form(w) in type_nouns() for w in words(found.group(1)))
+    if found is not None and all(noun_form(w) in type_nouns() for w in words(found.group(1))):
+        return True
+    # the owner of a thing named by its kind: "Akkermansia's secreted protein P9"
+    owned = re.search(
+        rf"(?i)(?<![\w-]){re.escape(surface)}['’]s((?:\s+[\w-]+){{1,3}}?)\s+{re.escape(name)}(?![\w-])", question
+    )
+    return owned is not None and noun_form(words(owned.group(1))[-1]) in type_nouns()
 
 
 def _set_apart(question: str) -> list[tuple[int, int]]:
@@ -1035,6 +1042,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     meant: dict[str, frozenset[str]] = {}
     cue_spans = [(c.start, c.end) for c in a.cues]
     phrases = _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans)
+    phrases += _nominal_relation(question, tokens, wh_first, anchor_tokens)
     phrase_stems = [frozenset(stem(w) for w in words(p) if _content_word(w)) for p in phrases]
     for phrase in phrases:
         cls = relation_by_meaning(phrase)
@@ -1082,7 +1090,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     )
     described = _described_phrases(tokens, wh_first, wh_end, anchor_tokens)
     described_classes = frozenset(a for a in ordered if a not in written and _described_member(question, a))
-    answer_role = _answer_role(tokens, wh_end, cue_starts) if wh_start is not None else None
+    answer_role = _answer_role(tokens, _after_aside(question, wh_end), cue_starts) if wh_start is not None else None
     cue_tokens = {i for i, (start, _e, _w) in enumerate(tokens) if start in cue_starts}  # verbs
     anchor_described = {
         key: found
@@ -1201,6 +1209,8 @@ def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tu
     """The paraphrase-group members the question writes (outside words whose stem is in ``skip``:
     its names), each as the stems of the question's words, with the other members of its group."""
     question_words = words(question)
+    if len(question_words) > 2 and question_words[0].casefold() in PREPOSITIONS and question_words[1] in WH_WORDS:
+        question_words.append(question_words[0])  # "From which plant does X come?": "come from"
     seq = [full_stem(w) if stem(w) not in skip else "" for w in question_words]
     found = []
     for group in paraphrase_groups():
@@ -1358,6 +1368,13 @@ def _answer_role(tokens: list[tuple[int, int, str]], wh_end: int, cue_starts: se
     if word in BE_AFTER_WH:
         return None
     return "source" if start in cue_starts else None
+
+
+def _after_aside(question: str, at: int) -> int:
+    """Where the question goes on after an aside set off by commas right at ``at`` ("Which bacterium,
+    together with the acids it makes, protected ...": at "protected"); ``at`` when none is."""
+    aside = re.match(r"\s*,[^,?]*,", question[at:])
+    return at + aside.end() if aside else at
 
 
 RELATIVE_WORDS = frozenset("that which whom whose".split())
@@ -1518,6 +1535,30 @@ def _relation_phrases(
             nominal = low in PARTICLES or low in ARTICLES
     close(len(tokens))
     return phrases
+
+
+NOMINAL_WORDS = 3  # content words of the noun a copular question asks through ("a partner receptor for which")
+
+
+def _nominal_relation(
+    question: str, tokens: list[tuple[int, int, str]], wh_first: int, anchor_tokens: set[int]
+) -> list[str]:
+    """The noun phrase a copular question relates its subject to the answer by, right before the
+    preposition of the wh-phrase: "X is an indispensable partner receptor for which growth factor?"
+    asks through "indispensable partner receptor" (a relation the lexicon has no verb for)."""
+    k = next((i for i, (start, _e, _w) in enumerate(tokens) if start >= wh_first), None)
+    if k is None or k < 3 or tokens[k - 1][2].casefold() not in PREPOSITIONS:
+        return []
+    run = []
+    for i in range(k - 2, max(-1, k - 2 - NOMINAL_WORDS), -1):
+        word = tokens[i][2]
+        if i in anchor_tokens or not _content_word(word) or word.casefold() in AUXILIARIES:
+            break
+        run.insert(0, i)
+    opener = run[0] - 1 if run else -1
+    if opener < 0 or tokens[opener][2].casefold() not in COPULAS:
+        return []  # "the receptor for which ..." after a copula or an article only
+    return [question[tokens[run[0]][0] : tokens[run[-1]][1]]]
 
 
 RELATION_MIN_COSINE = 0.40  # a phrase means a relation verb at least this close (packaged embedder)
@@ -2051,6 +2092,9 @@ def _calls(
         following = sentence_words[i + n : i + n + 1]
         if following and (any(c.isdigit() for c in following[0]) or _names_kind(following[0], noun)):
             before = []  # "the enzyme cholesterol 7-alpha-hydroxylase": the noun is the longer name's
+        first = _list_start(sentence_words, i, others)
+        if 0 < first < i and noun_form(sentence_words[first - 1]) != sentence_words[first - 1]:
+            before = sentence_words[first - 1 : first]  # "the transcription factors HSF-1 and SKN-1": each item
         for naming in NAMING_PHRASES:  # "a protein called MAM": the noun before the naming words
             if i > len(naming) and sentence_words[i - len(naming) : i] == list(naming):
                 before = sentence_words[i - len(naming) - 1 : i - len(naming)]
@@ -2081,6 +2125,24 @@ def _calls(
         if any(_names_kind(w, noun) for w in before) or (described and any(_names_kind(w, noun) for w in after)):
             return True
     return False
+
+
+def _list_start(sentence_words: list[str], i: int, others: list[list[str]]) -> int:
+    """Where the list whose item is the name at word ``i`` starts, going back over the ``others``
+    names before it joined by "and", "or" or a comma ("HSF-1 and SKN-1" from SKN-1); ``i`` when no
+    list with an "and" or "or" ends there."""
+    start, joined = i, False
+    while start > 0:
+        j = start - 1 if sentence_words[start - 1] in LIST_JOINERS else start
+        item = next((o for o in others if o and j >= len(o) and sentence_words[j - len(o) : j] == o), None)
+        if item is None:
+            break
+        joined = joined or j < start
+        start = j - len(item)
+    return start if joined else i
+
+
+LIST_JOINERS = frozenset({"and", "or"})
 
 
 @functools.cache
@@ -2551,11 +2613,16 @@ def _describes_another(q: QuestionParts, graph: ContextGraph, chain: Chain) -> b
     answer: the one it describes so is the answer, named or not."""
     if not q.wh_describing or q.wh_noun is None:
         return False
-    sentence = graph.sentences[chain.positions[-1]]
+    position = chain.positions[-1]
+    sentence = graph.sentences[position]
     sentence_words = words(sentence.text)
     forms = {chain.candidate} | {surface for surface, key in sentence.written.items() if key == chain.candidate}
-    spans = [
-        (i, i + len(form_words))
+    forms |= {
+        o for o in sentence.entities if o != chain.candidate and _same_thing(graph, o, chain.candidate, (position,))
+    }
+    others = [words(k) for k in sentence.entities if k not in forms]
+    spans = [  # from where a list it ends starts: "the worm transcription factors HSF-1 and SKN-1"
+        (_list_start(sentence_words, i, others), i + len(form_words))
         for form_words in (words(f) for f in forms)
         for i in range(len(sentence_words) - len(form_words) + 1)
         if form_words and sentence_words[i : i + len(form_words)] == form_words
@@ -2624,11 +2691,15 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     said of it, though no sentence names its kind."""
     if chain.bridge is None:
         return False
-    if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
-        opening = graph.sentences[chain.positions[0]].directed  # (a kind it names is checked instead)
-        return any(
-            r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items()
-        ) or any(  # "the tumour suppressor that ... induces p21": "p53 induces ... p21"
+    opening = graph.sentences[chain.positions[0]].directed
+    if any(  # "the transcription factor that SIRT1 deacetylates": "SIRT1 deacetylates FOXO3", whatever
+        # the text calls FOXO3
+        r in map(_relation_of, opening.get((s, chain.bridge), ()))
+        for r, s in q.relation_subjects.items()
+    ):
+        return True
+    if not q.bridge_nouns:  # (a kind it names is checked instead of) "the tumour suppressor that ...
+        return any(  # induces p21": "p53 induces ... p21"
             set(map(_relation_of, opening.get((chain.bridge, a), ()))) & classes
             for a, classes in q.clause_relations.items()
         )
@@ -2825,8 +2896,9 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         {
             e
             for p in chain.positions
-            if any(_in_sentence(graph.sentences[p], a) for a in q.anchors)
-            for b in (p, *_continued_from(graph, p))
+            for group in [(p, *_continued_from(graph, p))]
+            if any(_in_sentence(graph.sentences[b], a) for b in group for a in q.anchors)
+            for b in group
             for e in graph.sentences[b].entities
         }
         - {chain.candidate, *_other_forms(graph, chain.candidate, chain.positions)}
@@ -3286,10 +3358,17 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
             rivals = _tied_elsewhere(q, graph, chains)
         if rivals and all(_mentions(r, best.candidate) for r in rivals):
             rivals = []  # "Crohn's disease" and "ileal Crohn's disease": the one the others name is true of all
+        if rivals and _asks_plural(q) and all(r in graph.sentences[best.positions[-1]].entities for r in rivals):
+            rivals = []  # "Which kinases phosphorylate X?": the sentence naming them all answers
         if rivals:
             names = ", ".join(graph.names.get(k, k) for k in [best.candidate, *rivals][:4])
             why = f"the connecting sentences answer equally well with {names}: nothing in the question picks one"
     return chains, best, why
+
+
+def _asks_plural(q: QuestionParts) -> bool:
+    """Whether the wh-phrase writes its kind in the plural ("Which kinases ...")."""
+    return any(noun_form(w) == q.wh_noun and w.casefold() != q.wh_noun for w in words(q.text[q.wh_first : q.wh_end]))
 
 
 def reason(
