@@ -1896,14 +1896,19 @@ def test_a_copular_question_asks_through_the_noun_before_its_question_word():
     assert_refuses(question, listed, known_names=names)
 
 
-def test_the_clause_describing_the_bridge_is_stated_by_its_verb_whatever_the_kind():
-    # "the transcription factor that SIRT9 deacetylates": the text says SIRT9 deacetylates FOXO9 and
-    # never calls FOXO9 a transcription factor
+def test_a_thing_with_no_name_written_beside_an_anchor_is_the_thing_described():
+    # "the trial in Lyon" is named nowhere: "In this double-blind trial from Lyon" writes it beside the
+    # anchor, and the next sentence goes on about it
     context = [
-        "SIRT9 deacetylates FOXO9 and shifts FOXO9 activity toward stress resistance. "
-        "AMPK phosphorylates FOXO9 and strengthens its transcriptional activity."
+        "In this double-blind trial from Lyon, France, 50 adults with obesity took either palmitoylethanolamide or a "
+        "placebo for ten weeks. The investigators reported that palmitoylethanolamide increased the abundance of "
+        "Roseburia hominis compared with placebo.",
+        "Palmitoylethanolamide is a lipid mediator made in the small intestine. Palmitoylethanolamide activates "
+        "the nuclear receptor PPAR-alpha, and this activation promotes fat oxidation.",
     ]
+    names = ["palmitoylethanolamide", "Lyon", "Roseburia hominis"]
     question = (
-        "Which kinase strengthens the transcriptional activity of the transcription factor that SIRT9 deacetylates?"
+        "Which nuclear receptor is activated by the lipid mediator that increased Roseburia hominis "
+        "in the trial in Lyon?"
     )
-    assert_answers(question, context, "AMPK", known_names=["SIRT9", "FOXO9", "AMPK"])
+    assert_answers(question, context, "PPARα", known_names=names)

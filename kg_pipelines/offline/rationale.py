@@ -2691,15 +2691,11 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     said of it, though no sentence names its kind."""
     if chain.bridge is None:
         return False
-    opening = graph.sentences[chain.positions[0]].directed
-    if any(  # "the transcription factor that SIRT1 deacetylates": "SIRT1 deacetylates FOXO3", whatever
-        # the text calls FOXO3
-        r in map(_relation_of, opening.get((s, chain.bridge), ()))
-        for r, s in q.relation_subjects.items()
-    ):
-        return True
-    if not q.bridge_nouns:  # (a kind it names is checked instead of) "the tumour suppressor that ...
-        return any(  # induces p21": "p53 induces ... p21"
+    if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
+        opening = graph.sentences[chain.positions[0]].directed  # (a kind it names is checked instead)
+        return any(
+            r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items()
+        ) or any(  # "the tumour suppressor that ... induces p21": "p53 induces ... p21"
             set(map(_relation_of, opening.get((chain.bridge, a), ()))) & classes
             for a, classes in q.clause_relations.items()
         )
@@ -2888,7 +2884,20 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if not all(phrase & said for phrase in q.described):
             return "no connecting sentence names the thing the question describes between its names and the answer"
     nouns = [] if chain.clause_stated else q.bridge_nouns
-    nouns_written = _nouns_outside_names(graph, chain.positions) if nouns and chain.bridge is None else set()
+    nouns_written = set()
+    if nouns and chain.bridge is None:
+        nouns_written = _nouns_outside_names(graph, chain.positions)
+    elif nouns:  # "In this double-blind trial from Tabriz, ...": a thing with no name, written beside an anchor
+        nouns_written = _nouns_outside_names(
+            graph,
+            tuple(
+                b
+                for p in chain.positions
+                for group in [(p, *_continued_from(graph, p))]
+                if any(_in_sentence(graph.sentences[b], a) for b in group for a in q.anchors)
+                for b in group
+            ),
+        )
     # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
     # never the answer itself spelled out
     beside = (  # in a sentence with what the question names, or one it goes on about ("The
