@@ -10,9 +10,10 @@ follows which. It takes about as long as ``qa_eval.py`` on the same sets (run tw
 cores, one file each).
 
 ``replay`` runs the reasoner of this checkout on those inputs alone, with no store and no retrieval,
-about thirty times faster: one line per question (class, set, id, kind, answer entity, answer,
-passages, why it refuses), classes ``OK`` (right; for an absent question, unsupported), ``MISS``
-(unsupported), ``WRONGSUP`` (supported and wrong) and ``BADABS`` (an absent question answered).
+several times faster (about 8 minutes for all sets on two cores, against 45 for the capture): one
+line per question (class, set, id, kind, answer entity, answer, passages, why it refuses), classes
+``OK`` (right; for an absent question, unsupported), ``MISS`` (unsupported), ``WRONGSUP`` (supported
+and wrong) and ``BADABS`` (an absent question answered).
 Counts go to stderr; with ``--against``, the questions whose class or answer entity changed from an
 earlier replay's lines. To compare two versions of the code, replay from a checkout of each
 (``git worktree add``). A change to gathering or to the extractor (the graph) is not seen here: run
