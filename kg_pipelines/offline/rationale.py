@@ -2583,6 +2583,18 @@ def _continued(graph: ContextGraph, position: int) -> ContextSentence | None:
 CONTINUED_SENTENCES = 3  # sentences at most a run of sentences going on about one another spans
 
 
+def _anchored_groups(q: QuestionParts, graph: ContextGraph, positions: tuple[int, ...]) -> tuple[int, ...]:
+    """The sentences at ``positions``, each with the ones it goes on about (``_continued_from``), of
+    each such group that writes one of the question's anchors."""
+    groups = [(p, *_continued_from(graph, p)) for p in positions]
+    return tuple(
+        b
+        for group in groups
+        if any(_in_sentence(graph.sentences[b], a) for b in group for a in q.anchors)
+        for b in group
+    )
+
+
 def _continued_from(graph: ContextGraph, position: int) -> list[int]:
     """The positions of the sentences the one at ``position`` goes on about, nearest first: the one
     before it when it continues it, and so on ("Senescent cells share features. They show ... . They
@@ -2884,32 +2896,18 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         if not all(phrase & said for phrase in q.described):
             return "no connecting sentence names the thing the question describes between its names and the answer"
     nouns = [] if chain.clause_stated else q.bridge_nouns
+    # the chain's sentences, each with the ones it goes on about, where that group writes an anchor
+    anchored = _anchored_groups(q, graph, chain.positions) if nouns else ()
     nouns_written = set()
     if nouns and chain.bridge is None:
         nouns_written = _nouns_outside_names(graph, chain.positions)
     elif nouns:  # "In this double-blind trial from Tabriz, ...": a thing with no name, written beside an anchor
-        nouns_written = _nouns_outside_names(
-            graph,
-            tuple(
-                b
-                for p in chain.positions
-                for group in [(p, *_continued_from(graph, p))]
-                if any(_in_sentence(graph.sentences[b], a) for b in group for a in q.anchors)
-                for b in group
-            ),
-        )
+        nouns_written = _nouns_outside_names(graph, anchored)
     # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
     # never the answer itself spelled out
     beside = (  # in a sentence with what the question names, or one it goes on about ("The
         # investigators, led by X, ..." after "The TAME trial was designed ..."): the thing is described by it
-        {
-            e
-            for p in chain.positions
-            for group in [(p, *_continued_from(graph, p))]
-            if any(_in_sentence(graph.sentences[b], a) for b in group for a in q.anchors)
-            for b in group
-            for e in graph.sentences[b].entities
-        }
+        {e for b in anchored for e in graph.sentences[b].entities}
         - {chain.candidate, *_other_forms(graph, chain.candidate, chain.positions)}
         if nouns and chain.bridge is None
         else {chain.bridge}
