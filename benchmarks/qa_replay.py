@@ -54,7 +54,7 @@ def capture(data_dir: Path, out: Path, sets: list[Path]) -> None:
 
     loop.reason = spy
     settings = load_settings(data_dir)
-    rows = []
+    out.write_bytes(b"")
     for path in sets:
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip():
@@ -62,9 +62,20 @@ def capture(data_dir: Path, out: Path, sets: list[Path]) -> None:
             item = json.loads(line)
             seen.clear()
             result = loop.ask(settings, item["question"], record=False)
-            rows.append({"set": path.stem, "item": item, "args": seen.get("args"), "answer": result.answer})
-            out.write_bytes(pickle.dumps(rows))  # each question kept as soon as it is asked
+            row = {"set": path.stem, "item": item, "args": seen.get("args"), "answer": result.answer}
+            with out.open("ab") as f:  # each question kept as soon as it is asked, one pickle after another
+                pickle.dump(row, f)
             print(f"{item['id']}\t{result.supported}\t{result.answer[:100]}", file=sys.stderr, flush=True)
+
+
+def _rows(path: Path):
+    """The captured questions of one file, in the order they were asked."""
+    with path.open("rb") as f:
+        while True:
+            try:
+                yield pickle.load(f)
+            except EOFError:
+                return
 
 
 def replay(files: list[Path], against: Path | None) -> None:
@@ -72,10 +83,11 @@ def replay(files: list[Path], against: Path | None) -> None:
 
     lines = {}
     for path in files:
-        for row in pickle.loads(path.read_bytes()):
+        for row in _rows(path):
             item, args = row["item"], row["args"]
-            if args is None:  # the loop stopped before reasoning (nothing gathered)
-                cls, entity, answer, why, passages = "MISS", "", row["answer"], "nothing reached the reasoner", 0
+            if args is None:  # the loop stopped before reasoning (nothing gathered): unsupported
+                cls = "OK" if item["kind"] == "absent" else "MISS"
+                entity, answer, why, passages = "", row["answer"], "nothing reached the reasoner", 0
             else:
                 found = reason(
                     args["question"],
