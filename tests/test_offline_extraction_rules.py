@@ -275,3 +275,17 @@ def test_a_greek_letter_before_a_listed_name_makes_another_name():
     found = typed("FGF21 signals through the co-receptor beta-Klotho in adipose tissue.")
     assert "beta-Klotho" in found and "Klotho" not in found, found
     assert "Klotho" in typed("Membrane-bound alpha-Klotho is a co-receptor for FGF23.")
+
+
+def test_an_abbreviated_combination_keeps_each_named_part():
+    # "X plus Y (X+Y)": the bracket names the combination; X and Y stay entities of their own, so a
+    # question about either reaches the sentence that pairs them
+    got = typed(
+        "The pairing of fisetin plus navitoclax (F+N) cleared senescent cells in aged mice. "
+        "Fisetin is a flavonol found in strawberries."
+    )
+    assert got["Fisetin"] == "compound" and got["Navitoclax"] == "compound"
+    assert got["Fisetin Plus Navitoclax"] == "compound"
+    # a long form with a head word of its own is one name, whatever it holds
+    got = typed("Metformin activates AMP-activated protein kinase (AMPK) in the liver of mice.")
+    assert got["AMPK"] == "protein" and "AMP" not in got

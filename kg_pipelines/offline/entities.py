@@ -199,6 +199,7 @@ _LIST_JOINER = re.compile(
     r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|(?:and|or|as well as|and/or)\s+|/)\s*(?:the\s+)?", re.IGNORECASE
 )
 _COORDINATION = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)")
+_COMBINATION = re.compile(r"\s*(?:\+|,|and|plus|with)\s*", re.IGNORECASE)  # "dasatinib plus quercetin (D+Q)"
 _OBJECT_GAP_BREAK = re.compile(r"[;:]|\b(?:which|who|whereas|while|but|although|because)\b", re.IGNORECASE)
 _LOSS_OF = re.compile(
     r"\b(?:loss|lack|deletion|depletion|absence|inhibition|knockdown|knockout|deficiency|blockade|suppression|"
@@ -1579,6 +1580,12 @@ class _Recogniser:
             if l1 <= l0 or a1 <= a0:
                 continue
             inside = [c for c in chosen if c[0] >= l0 and c[1] <= l1]
+            combined = _combination(self.text, toks, inside, l0, l1)
+            if combined is not None:  # each named part keeps its mention; ABBR names the combination
+                name = lx.display_name(self.text[toks[l0].start : toks[l1 - 1].end])
+                aliases.setdefault(abbr, (name, combined))
+                replace.append((l0, l0, a0, a1, name, combined))
+                continue
             exact = next((c for c in inside if c[0] == l0 and c[1] == l1), None)
             if exact is not None:
                 if exact[4] == 3 and exact[3] == ("concept",):
@@ -1619,7 +1626,8 @@ class _Recogniser:
         for l0, l1, a0, a1, name, types in replace:
             drop[l0:l1] = b"\x01" * (l1 - l0)
             drop[a0:a1] = b"\x01" * (a1 - a0)
-            added.append((l0, l1, name, types, 1))
+            if l1 > l0:
+                added.append((l0, l1, name, types, 1))
             added.append((a0, a1, name, types, 1))
         kept = [c for c in chosen if not any(drop[c[0] : c[1]])]
         taken = bytearray(len(toks))
@@ -1647,6 +1655,17 @@ class _Recogniser:
         out = kept + added
         out.sort(key=lambda c: c[0])
         return out
+
+
+def _combination(text: str, toks: list[Token], inside: list, l0: int, l1: int) -> tuple[str, ...] | None:
+    """ "dasatinib plus quercetin (D+Q)": a long form that is two or more named things of one type
+    joined by "and", "plus", "with", "+" or commas names their combination, of that type; else None."""
+    parts = sorted(c for c in inside if c[3] != ("concept",))
+    if len(parts) < 2 or parts[0][0] != l0 or parts[-1][1] != l1:
+        return None
+    if any(not _COMBINATION.fullmatch(text[toks[a[1] - 1].end : toks[b[0]].start]) for a, b in zip(parts, parts[1:])):
+        return None
+    return parts[0][3] if len({p[3][0] for p in parts}) == 1 else None
 
 
 def _known_place(name: str) -> bool:
