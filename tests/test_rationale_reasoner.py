@@ -1912,3 +1912,60 @@ def test_a_thing_with_no_name_written_beside_an_anchor_is_the_thing_described():
         "in the trial in Lyon?"
     )
     assert_answers(question, context, "PPARα", known_names=names)
+
+
+def test_a_question_ranking_the_answer_needs_a_sentence_that_ranks_it():
+    # "the strongest agonist": "PXR senses bile acids" relates the two but ranks nothing
+    names = ["PXR", "lithocholic acid", "bile acids", "NR1I2"]
+    question = "What is the strongest naturally occurring agonist of the nuclear receptor PXR?"
+    related = [
+        "The pregnane X receptor (PXR), encoded by NR1I2, is a nuclear receptor that senses bile acids. "
+        "Bile acids activate PXR in hepatocytes."
+    ]
+    assert_refuses(question, related, known_names=names)
+    ranked = related + ["Lithocholic acid is the most potent natural PXR agonist among the bile acids."]
+    assert_answers(question, ranked, "lithocholic acid", known_names=names)
+
+
+def test_a_decade_is_when_and_any_year_of_it_writes_it():
+    # "in the mid-1950s" is no thing to connect; "in 1956" is a year of it
+    context = ["Denham Harman and colleagues proposed in 1956 that free radicals are a cause of aging."]
+    names = ["Denham Harman", "free radicals"]
+    question = "Whose group proposed in the mid-1950s that free radicals are a cause of aging?"
+    assert_answers(question, context, "Denham Harman", known_names=names)
+    assert_refuses(question.replace("mid-1950s", "late 1960s"), context, known_names=names)
+
+
+def test_a_participle_after_an_article_describes_a_noun_and_asks_no_relation():
+    # "a reduced protein diet": no "reduces" the sentence must state
+    read = read_question("Which worms on a reduced protein diet outlived their siblings?")
+    assert "decreases" not in read.relations
+    assert "decreases" in read_question("Which diet reduced the lifespan of worms?").relations
+
+
+def test_a_kind_phrase_no_text_writes_before_a_relative_clause_is_a_thing_on_the_way():
+    # "the gut peptide hormone that P7 stimulates" names nothing the text writes: it describes GLP-2,
+    # which the answer's sentence goes on from
+    context = [
+        "Another secreted protein, P7, stimulated the release of glucagon-like peptide 2 (GLP-2) in mice.",
+        "TGR9 activation in intestinal L cells stimulates the secretion of glucagon-like peptide 2 (GLP-2).",
+    ]
+    names = ["P7", "TGR9", "glucagon-like peptide 2", "GLP-2", "L cells"]
+    question = (
+        "Which receptor, when activated in intestinal L cells, also triggers release of the gut peptide "
+        "hormone that the protein P7 stimulates?"
+    )
+    assert_answers(question, context, "TGR9", known_names=names)
+
+
+def test_the_compound_a_clause_describes_by_what_it_does_is_not_the_answer():
+    # "related to the compound that eliminates X": the compound eliminating X is on the way, the
+    # flavonoid related to it is asked; after a copula the clause describes the answer itself
+    from kg_pipelines.offline.rationale import _subject_described
+
+    on_the_way = read_question(
+        "Which flavonoid, related to the compound that eliminates senescent endothelial cells, extended lifespan?"
+    )
+    assert _subject_described(on_the_way) == {"clears"}
+    assert not _subject_described(read_question("Which flavonoid is the compound that eliminates senescent cells?"))
+    assert not _subject_described(read_question("Which flavonoid eliminates the cells that surround old tumours?"))

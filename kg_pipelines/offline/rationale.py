@@ -85,7 +85,8 @@ QUESTION_WORDS = frozenset(
     "tell explain describe name list give show".split()
 )
 WH_WORDS = frozenset("what which who whom whose where".split())
-PERSON_WH_WORDS = frozenset("who whom".split())  # the answer is a person ("Who coined the term ...")
+# the answer is a person: "Who coined the term ...", "Whose group reported ..." (the owner is asked)
+PERSON_WH_WORDS = frozenset("who whom whose".split())
 PERSON_NOUN = "person"  # the type noun (``data/answer_type_nouns.txt``) of a person
 MID_WH_WORDS = frozenset("what which".split())
 AUXILIARIES = frozenset(
@@ -926,6 +927,17 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             return
         if all(_kind_word(w) or w in QUESTION_WORDS for w in key.split()):
             return  # a type noun alone ("drug") says what a thing is, it names nothing
+        if (
+            graph is not None
+            and not capitalised
+            and _kind_word(key.split()[-1])
+            and RELATIVE_AFTER.match(question, start + len(surface or name))
+            and key not in graph.by_entity
+            and not any(_mentions(s.key, key) for s in graph.sentences)
+        ):
+            # "the gut peptide hormone that P9 stimulates", which no text writes: a kind the clause
+            # describes (a thing on the way), not a name
+            return
         anchors[key] = name
         if capitalised:
             written.add(key)
@@ -1012,6 +1024,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     subjects: dict[str, str] = {}
     for c in a.cues:
         if c.verbal and not in_wh(c.start) and not any(m.start <= c.start < m.end for m in a.mentions):
+            if any(
+                end <= c.start and w.casefold() in ARTICLES and not question[end : c.start].strip()
+                for _s, end, w in tokens
+            ):
+                continue  # "rats on a reduced food ration": a participle after an article describes a noun
             subordinate = any(wh_end <= t0 < c.start and w.casefold() in OBJECT_ENDS for t0, _t1, w in tokens)
             if subordinate and _names_nothing_after(question, tokens, c.end, anchor_tokens):
                 continue  # "the enzyme that controls the slowest step": a description, no relation asked
@@ -1064,6 +1081,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         key
         for key in ordered
         if key.isdigit()
+        or _years_of(key) is not None  # "in the mid-1930s": when, as a bare year
         or key in set_apart
         # "the rapamycin-sensitive complex", "their oxygen-consuming metabolism": a name written only
         # as the first part of a hyphenated modifier describes another thing
@@ -1082,7 +1100,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     names = written | named if written else written
     required = (
         [a for a in ordered if a in names and a not in incidental]
-        or [a for a in ordered if a in names]
+        or [a for a in ordered if a in names and _years_of(a) is None]
         or [a for a in ordered if a not in settings and a not in incidental][:1]
         or [a for a in ordered if a not in settings and a not in set_apart][:1]  # what the answer is not, last
         or [a for a in ordered if a not in settings][:1]
@@ -1479,6 +1497,7 @@ def _described_phrases(
                     and not wh_first <= tokens[d][0] < wh_end
                     and not set(phrase) & anchor_tokens
                     and not any(noun_form(tokens[i][2]) in nouns for i in phrase)
+                    and not any(_years_of(node_key(tokens[i][2])) for i in phrase)  # "in the 1950s that": when
                 ):
                     # each part of a hyphenated word, as a sentence's stems hold it ("co-receptor")
                     stems = frozenset(stem(w) for i in phrase for w in words(tokens[i][2]) if _content_word(w))
@@ -1971,7 +1990,26 @@ def _main_and_described(q: QuestionParts) -> tuple[frozenset[str], frozenset[str
     return main, others - main
 
 
+RELATIVE_AFTER = re.compile(r"\s+(?:that|which)\b", re.IGNORECASE)
 RELATIVE_WORD = re.compile(r"\b(?:that|which|who|whom|whose)\b", re.IGNORECASE)
+# after the wh-phrase, not after a copula: "the compound that eliminates", whose subject is the noun
+SUBJECT_CLAUSE = re.compile(
+    r"(?i)^(?!\s*(?:is|are|was|were)\b).*\b(?:the|a|an)\s+[\w-]+(?:\s+[\w-]+){0,2}\s+(?:that|which)\s+$"
+)
+
+
+def _subject_described(q: QuestionParts) -> frozenset[str]:
+    """Relation classes of the verbs of relative clauses after the wh-phrase whose subject is the
+    thing they describe ("..., related to the compound that eliminates senescent cells, ..."): that
+    thing is a thing on the way, not the answer ("Which sirtuin is the enzyme that ...": the copula
+    makes it the answer)."""
+    return frozenset().union(
+        *(
+            _verb_classes(q.text[start:end])
+            for start, end, _base in q.relation_verbs
+            if start >= q.wh_end and SUBJECT_CLAUSE.match(q.text[q.wh_end : start])
+        )
+    )
 
 
 def _answered_before_the_bridge(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
@@ -2000,14 +2038,17 @@ def _is_the_described(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bo
     which inhibits CDK4" makes p16INK4a the protein described, not a kinase blocked): a verb of a
     clause after the question's main verb, which the sentence writes from an anchor to the answer,
     while the answer does the main verb to another entity."""
-    main, described = _main_and_described(q)
-    if not main or not described:
-        return False
     pairs = [
         (source, target, {_relation_of(t) for t in tags})
         for p in chain.positions
         for (source, target), tags in graph.sentences[p].directed.items()
     ]
+    doing = _subject_described(q)
+    if any(s == chain.candidate and t in chain.anchors_hit and classes & doing for s, t, classes in pairs):
+        return True  # "Which flavonoid, related to the compound that eliminates X, ...": "Quercetin eliminates X"
+    main, described = _main_and_described(q)
+    if not main or not described:
+        return False
     made = any(s in chain.anchors_hit and t == chain.candidate and classes & described for s, t, classes in pairs)
     acts = any(s == chain.candidate and classes & main for s, _t, classes in pairs)
     return made and acts
@@ -2223,7 +2264,26 @@ def _anchor_positions(graph: ContextGraph, anchor: str) -> list[int]:
     found = graph.by_entity.get(anchor)
     if found:
         return found
-    return [i for i, s in enumerate(graph.sentences) if _mentions(s.key, anchor)]
+    years = _years_of(anchor) or ()  # "the mid-1930s": a sentence writing it or a year of it ("in 1935")
+    return [
+        i
+        for i, s in enumerate(graph.sentences)
+        if _mentions(s.key, anchor) or any(int(y) in years for y in YEAR.findall(s.text))
+    ]
+
+
+DECADE = re.compile(r"(?:(early|mid|late) )?(\d{3})0s")  # a key: "1930s", "mid 1930s"
+YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+DECADE_PARTS = {"early": range(0, 4), "mid": range(3, 7), "late": range(6, 10), None: range(10)}
+
+
+def _years_of(key: str) -> range | None:
+    """The years a decade names ("mid 1930s": 1933-1936), else None."""
+    m = DECADE.fullmatch(key)
+    if m is None:
+        return None
+    part, start = DECADE_PARTS[m.group(1)], int(m.group(2)) * 10
+    return range(start + part.start, start + part.stop)
 
 
 def _in_sentence(sentence: ContextSentence, anchor: str) -> bool:
@@ -2829,6 +2889,9 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     unmet = _qualifier_unmet(q, graph, chain)
     if unmet:
         return f"no connecting sentence says it of {unmet}, as the question asks"
+    ranked = _rank_unmet(q, graph, chain)
+    if ranked:
+        return f"the sentence naming the answer does not rank it ('{ranked}'), as the question does"
     elsewhere = _set_otherwise(q, graph, chain)
     if elsewhere:
         return f"the connecting sentence is set in {elsewhere}, not where the question is"
@@ -3301,6 +3364,28 @@ def _qualifier_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str
         if written and not said & group:
             return min(written)
     return ""
+
+
+RANK_ASKING, RANK_GIVING, NOT_SUPERLATIVES = (frozenset(line.split()) for line in data_lines("ranking_words.txt"))
+
+
+def _ranks(word: str) -> bool:
+    """Whether ``word`` ranks a thing: a word of ``data/ranking_words.txt`` or a superlative."""
+    word = word.casefold()
+    return (
+        word in RANK_ASKING
+        or word in RANK_GIVING
+        or (word.endswith("est") and len(word) > 5 and word not in NOT_SUPERLATIVES)
+    )
+
+
+def _rank_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """The word by which the wh-phrase ranks the answer ("What is the strongest natural agonist of
+    ...?") when the sentence naming the answer ranks nothing; else ''."""
+    asked = [w for w in words(q.text[q.wh_first : q.wh_end]) if w.casefold() in RANK_ASKING]
+    if not asked or any(_ranks(w) for w in words(graph.sentences[chain.positions[-1]].text)):
+        return ""
+    return asked[0]
 
 
 def _set_otherwise(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
