@@ -2264,12 +2264,14 @@ def _anchor_positions(graph: ContextGraph, anchor: str) -> list[int]:
     found = graph.by_entity.get(anchor)
     if found:
         return found
-    years = _years_of(anchor) or ()  # "the mid-1930s": a sentence writing it or a year of it ("in 1935")
-    return [
-        i
-        for i, s in enumerate(graph.sentences)
-        if _mentions(s.key, anchor) or any(int(y) in years for y in YEAR.findall(s.text))
-    ]
+    years = _years_of(anchor)
+    if years is not None:  # "the mid-1930s": a sentence writing it or a year of it ("in 1935")
+        return [
+            i
+            for i, s in enumerate(graph.sentences)
+            if _mentions(s.key, anchor) or any(int(y) in years for y in YEAR.findall(s.text))
+        ]
+    return [i for i, s in enumerate(graph.sentences) if _mentions(s.key, anchor)]
 
 
 DECADE = re.compile(r"(?:(early|mid|late) )?(\d{3})0s")  # a key: "1930s", "mid 1930s"
