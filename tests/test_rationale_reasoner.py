@@ -1969,3 +1969,17 @@ def test_the_compound_a_clause_describes_by_what_it_does_is_not_the_answer():
     assert _subject_described(on_the_way) == {"clears"}
     assert not _subject_described(read_question("Which flavonoid is the compound that eliminates senescent cells?"))
     assert not _subject_described(read_question("Which flavonoid eliminates the cells that surround old tumours?"))
+
+
+def test_a_kind_noun_ending_a_phrase_before_a_comma_does_not_call_the_next_name():
+    # "Through these receptors, short-chain fatty acids stimulate ...": the acids are no receptor
+    graph = build_context_graph(
+        ["Through these receptors, short-chain fatty acids stimulate the secretion of GLP-1 from L cells."],
+        known_names=["short-chain fatty acids", "GLP-1", "L cells"],
+    )
+    assert _described_as(graph, "short chain fatty acids", "receptor") is None
+    graph = build_context_graph(
+        ["Through the receptor FFAR2 short-chain fatty acids stimulate the secretion of GLP-1."],
+        known_names=["FFAR2", "short-chain fatty acids", "GLP-1"],
+    )
+    assert _described_as(graph, "ffar2", "receptor") is not None

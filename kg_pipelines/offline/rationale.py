@@ -2097,9 +2097,17 @@ def _described_as(graph: ContextGraph, key: str, noun: str, written_as: bool = F
         name_words = words(name)
         for position, sentence_words, i in _written_at(graph, name, positions):
             others = [words(k) for k in graph.sentences[position].entities if k != key]
+            if i and _after_punctuation(graph.sentences[position].text, sentence_words[i - 1], name):
+                # "Through these receptors, short-chain fatty acids ...": the word before ends a phrase
+                sentence_words = [*sentence_words[: i - 1], ",", *sentence_words[i:]]
             if _calls(sentence_words, name_words, noun, others, i):
                 return position
     return None
+
+
+def _after_punctuation(text: str, word: str, name: str) -> bool:
+    """Whether ``text`` writes ``name`` after ``word`` and a comma, colon or semicolon."""
+    return re.search(rf"(?i)\b{re.escape(word)}\s*[,;:]\s*{_written_pattern(name)}\b", text) is not None
 
 
 def _listed_as(graph: ContextGraph, key: str, noun: str) -> bool:
