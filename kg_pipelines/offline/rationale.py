@@ -932,8 +932,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             and not capitalised
             and _kind_word(key.split()[-1])
             and RELATIVE_AFTER.match(question, start + len(surface or name))
-            and key not in graph.by_entity
-            and not any(_mentions(s.key, key) for s in graph.sentences)
+            and not _anchor_positions(graph, key)
         ):
             # "the gut peptide hormone that P9 stimulates", which no text writes: a kind the clause
             # describes (a thing on the way), not a name
@@ -1024,10 +1023,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     subjects: dict[str, str] = {}
     for c in a.cues:
         if c.verbal and not in_wh(c.start) and not any(m.start <= c.start < m.end for m in a.mentions):
-            if any(
-                end <= c.start and w.casefold() in ARTICLES and not question[end : c.start].strip()
-                for _s, end, w in tokens
-            ):
+            before = [i for i, (_s, end, _w) in enumerate(tokens) if end <= c.start]
+            # the word written right before the verb, nothing between ("sarcoma, clears": none)
+            adjacent = before[-1] if before and not question[tokens[before[-1]][1] : c.start].strip() else None
+            if adjacent is not None and tokens[adjacent][2].casefold() in ARTICLES:
                 continue  # "rats on a reduced food ration": a participle after an article describes a noun
             subordinate = any(wh_end <= t0 < c.start and w.casefold() in OBJECT_ENDS for t0, _t1, w in tokens)
             if subordinate and _names_nothing_after(question, tokens, c.end, anchor_tokens):
@@ -1038,16 +1037,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             verbs.append((c.start, c.end, c.cue.base or c.surface))
             verb_classes.append((c.start, c.end, cls))
             said_as.setdefault(cls, set()).update(full_stem(w) for w in words(c.surface))
-            before = [i for i, (_s, end, _w) in enumerate(tokens) if end <= c.start]
             if (
-                before
-                and before[-1] in anchor_tokens
+                adjacent is not None
+                and adjacent in anchor_tokens
                 and c.cue.tag in verb_tags()
-                and not question[tokens[before[-1]][1] : c.start].strip()  # "sarcoma, clears": no subject
-                and _opens_clause(question, tokens, before[-1], anchor_tokens)
+                and _opens_clause(question, tokens, adjacent, anchor_tokens)
             ):
                 # "the protein that mTORC1 phosphorylates": mTORC1 is who does it
-                word = stem(tokens[before[-1]][2].casefold())
+                word = stem(tokens[adjacent][2].casefold())
                 subject = next((k for k in ordered if word in {stem(w) for w in k.split()}), None)
                 if subject is not None:
                     subjects.setdefault(cls, subject)
@@ -2272,14 +2269,12 @@ def _anchor_positions(graph: ContextGraph, anchor: str) -> list[int]:
     found = graph.by_entity.get(anchor)
     if found:
         return found
-    years = _years_of(anchor)
-    if years is not None:  # "the mid-1930s": a sentence writing it or a year of it ("in 1935")
-        return [
-            i
-            for i, s in enumerate(graph.sentences)
-            if _mentions(s.key, anchor) or any(int(y) in years for y in YEAR.findall(s.text))
-        ]
-    return [i for i, s in enumerate(graph.sentences) if _mentions(s.key, anchor)]
+    years = _years_of(anchor)  # "the mid-1930s": a sentence writing it or a year of it ("in 1935")
+    return [
+        i
+        for i, s in enumerate(graph.sentences)
+        if _mentions(s.key, anchor) or (years is not None and any(int(y) in years for y in YEAR.findall(s.text)))
+    ]
 
 
 DECADE = re.compile(r"(?:(early|mid|late) )?(\d{3})0s")  # a key: "1930s", "mid 1930s"
