@@ -98,3 +98,13 @@ def test_a_sentence_may_start_with_a_symbol_written_lower_case_first():
         "p53 induces p21.",
         "See e.g. mTOR signalling.",
     ]
+
+
+def test_a_symbol_ending_in_a_capital_ends_a_sentence_and_an_initial_does_not():
+    # the "A" of "HIF1A" is the end of a gene symbol, not an initial like the "E." of "E. coli"
+    text = "Hypoxia stabilises the protein encoded by HIF1A. In E. coli the regulator differs. It binds DNA."
+    assert [s.text for s in split_sentences(text)] == [
+        "Hypoxia stabilises the protein encoded by HIF1A.",
+        "In E. coli the regulator differs.",
+        "It binds DNA.",
+    ]

@@ -67,7 +67,8 @@ class Sentence:
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
-    word = re.search(r"([A-Za-z][A-Za-z.]*)$", text[max(0, dot - 12) : dot])
+    # the word the period ends, whole: the "A" of "CDKN1A" is no initial
+    word = re.search(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z.]*)$", text[max(0, dot - 12) : dot])
     if not word:
         return False
     token = word.group(1).lower().rstrip(".")
