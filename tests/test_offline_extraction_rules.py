@@ -289,3 +289,11 @@ def test_an_abbreviated_combination_keeps_each_named_part():
     # a long form with a head word of its own is one name, whatever it holds
     got = typed("Metformin activates AMP-activated protein kinase (AMPK) in the liver of mice.")
     assert got["AMPK"] == "protein" and "AMP" not in got
+
+
+def test_an_organism_noun_makes_the_next_latin_pair_a_binomial():
+    # "the tree Salix alba": a genus with no ending of its own is a genus after a kind of organism
+    assert typed("Salicin is a glucoside found in the tree Salix alba.").get("Salix Alba") == "organism"
+    assert typed("The shrub Vaccinium myrtillus bears dark berries.").get("Vaccinium Myrtillus") == "organism"
+    # without the noun, a capital before a lowercase word stays what it was
+    assert "Salix Alba" not in typed("Salix alba grows near rivers.")

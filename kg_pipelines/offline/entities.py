@@ -618,15 +618,17 @@ class _Recogniser:
             ):
                 self.add(i, i + 2, lx.display_name(text[tok.start : nxt.end]), ("protein", "gene"), 1)
             # binomials and abbreviated binomials -----------------------------------------------
+            # "the plant Galega officinalis": after an organism noun, a genus of any ending
+            kind = i > 0 and self.spaced(i - 1) and _singular(toks[i - 1].key) in voc.ORGANISM_NOUNS
             if (
                 nxt is not None
                 and _GENUS.match(w)
                 and _LOWER_WORD.match(nxt.text)
                 and self.spaced(i)
                 and nxt.raw_end == nxt.end
-                and _is_binomial(w, nxt.text)
+                and _is_binomial(w, nxt.text, kind)
             ):
-                types = ("organism", "microbe") if w in lx.ORGANISM_GENERA else ("microbe", "organism")
+                types = ("organism", "microbe") if w in lx.ORGANISM_GENERA or kind else ("microbe", "organism")
                 name = lx.display_name(f"{w} {nxt.text}")
                 binomials.setdefault((w[0].lower(), nxt.text), (name, types))
                 self.add(i, i + 2, name, types, 1)
@@ -1884,7 +1886,9 @@ def _symbol_types(symbol: str) -> tuple[str, ...]:
     return ("gene", "protein")
 
 
-def _is_binomial(genus: str, species: str) -> bool:
+def _is_binomial(genus: str, species: str, named_kind: bool = False) -> bool:
+    """Whether ``genus species`` is a binomial; ``named_kind``: an organism noun is written right
+    before it ("the tree Salix alba"), so the genus needs no ending of its own."""
     if species in lx.STOPWORDS or species in lx.NOT_SPECIES or species.endswith(lx.NOT_SPECIES_ENDINGS):
         return False
     if genus in lx.KNOWN_GENERA:
@@ -1895,7 +1899,7 @@ def _is_binomial(genus: str, species: str) -> bool:
     known = lx.GAZETTEER.get(low)
     if known is not None and known.types[0] == "location":
         return False
-    return low.endswith(lx.GENUS_ENDINGS) and species.endswith(lx.SPECIES_ENDINGS) and len(species) >= 4
+    return (named_kind or low.endswith(lx.GENUS_ENDINGS)) and species.endswith(lx.SPECIES_ENDINGS) and len(species) >= 4
 
 
 def _is_modifier(tok: Token) -> bool:
