@@ -1281,7 +1281,7 @@ def test_general_words_for_containing_and_for_cancers_are_read():
     context = [
         "Aspirin is a drug derived from salicin, a compound found in the bark of the plant Salix alba (white willow)."
     ]
-    assert_answers("Which plant contains salicin, the compound from which aspirin was derived?", context, "Salix")
+    assert_answers("Which plant contains salicin, the compound from which aspirin was derived?", context, "Salix Alba")
     approved = ["Imatinib is a tyrosine kinase inhibitor approved for chronic myeloid leukaemia."]
     assert_answers("For which blood cancer is imatinib approved?", approved, "Chronic Myeloid Leukaemia")
 
@@ -1983,3 +1983,51 @@ def test_a_kind_noun_ending_a_phrase_before_a_comma_does_not_call_the_next_name(
         known_names=["FFAR2", "short-chain fatty acids", "GLP-1"],
     )
     assert _described_as(graph, "ffar2", "receptor") is not None
+
+
+def test_a_name_ending_the_phrase_a_sentence_opens_with_is_not_the_clause_subject():
+    # "In the fruit fly D. melanogaster, the insulin receptor substrate chico ...": the fly is no
+    # substrate, in a gathered sentence or in the fly's node description; an apposition still names
+    from kg_pipelines.offline.rationale import _is_kind
+
+    opening = "In the fruit fly Drosophila melanogaster, the insulin receptor substrate chico is needed for long life."
+    names = ["Drosophila melanogaster", "insulin receptor", "chico"]
+    graph = build_context_graph([opening], known_names=names)
+    assert _described_as(graph, "drosophila melanogaster", "substrate") is None
+    assert _described_as(graph, "chico", "substrate") is not None
+    graph = build_context_graph(
+        ["Loss of chico extends lifespan in Drosophila melanogaster."],
+        known_names=names,
+        descriptions={"Drosophila melanogaster": opening},
+    )
+    assert not _is_kind(graph, "drosophila melanogaster", "substrate", frozenset())
+    graph = build_context_graph(
+        ["Rapamycin, a macrolide made by a soil bacterium, inhibits mTORC1."], known_names=["Rapamycin", "mTORC1"]
+    )
+    assert _described_as(graph, "rapamycin", "macrolide") is not None
+
+
+def test_a_question_word_ending_the_question_asks_after_a_relative_one():
+    # "from which chloroquine was developed" opens a relative clause; "in which tree?" asks, and the
+    # clause's fronted preposition is its verb's ("developed from": "derived from")
+    context = [
+        "Chloroquine is a drug derived from quinine, an alkaloid found in the bark of the tree Cinchona officinalis."
+    ]
+    names = ["Chloroquine", "quinine", "Cinchona officinalis"]
+    question = "The natural alkaloid from which chloroquine was developed occurs in which tree?"
+    assert read_question(question).wh_noun == "tree"
+    assert_answers(question, context, "Cinchona officinalis", known_names=names)
+
+
+def test_an_ordinal_opening_is_one_of_the_things_the_text_counted_not_a_place():
+    # "In the second pathway, ...": no place the sentence sets itself in; "In ileal cells, ..." is one
+    from kg_pipelines.offline.rationale import Chain, _set_otherwise
+
+    question = "In the INK-NTR mouse, which locus gives rise to the marker whose promoter drives a suicide gene?"
+    assert "produces" in read_question(question).relations  # "give rise to": produce
+    counted = "In the second pathway, the CDKN2A locus produces p16INK4a, which inhibits CDK4."
+    placed = "In ileal cells, the CDKN2A locus produces p16INK4a, which inhibits CDK4."
+    for text, where in ((counted, ""), (placed, "ileal cells")):
+        graph = build_context_graph([text], known_names=["CDKN2A", "p16INK4a", "CDK4"])
+        q = read_question(question, graph)
+        assert _set_otherwise(q, graph, Chain((0,), "cdkn2a", None)) == where

@@ -438,7 +438,7 @@ def _resolve_kind_nouns(
     for key in before.entities:
         others = [words(k) for k in before.entities if k != key]
         for noun in asked & type_nouns().keys():
-            if _calls(before_words, words(key), noun, others):  # "the bacterium X", "X is a compound"
+            if _calls(before_words, words(key), noun, others, text=before.text):  # "the bacterium X"
                 kinds.setdefault(noun, set()).add(key)
     referred = {next(iter(keys)) for keys in kinds.values() if len(keys) == 1} - set(sentence.entities)
     if not referred:
@@ -817,8 +817,16 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             )
             return following in ARTICLES or (after and noun_form(following) not in nouns)
 
+        def ends_question(i: int) -> bool:  # "... occurs in which plant?": no clause follows its phrase
+            rest = tokens[i + 1 :]
+            return 0 < len(rest) <= WH_PHRASE_WORDS and not any(
+                w.casefold() in AUXILIARIES or s in cue_starts for s, _e, w in rest
+            )
+
         mid = [i for i, (_s, _e, w) in enumerate(tokens) if w.casefold() in MID_WH_WORDS]
-        wh_start = next(iter([i for i in mid if not relative(i)] or mid), None)
+        # all read as relative ("The compound from which metformin was developed occurs in which
+        # plant?"): the one whose phrase ends the question asks, else the first
+        wh_start = next(iter([i for i in mid if not relative(i)] or [i for i in mid if ends_question(i)] or mid), None)
     wh_noun = None
     wh_names: list[str] = []
     if wh_start is not None:
@@ -1224,8 +1232,11 @@ def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tu
     """The paraphrase-group members the question writes (outside words whose stem is in ``skip``:
     its names), each as the stems of the question's words, with the other members of its group."""
     question_words = words(question)
-    if len(question_words) > 2 and question_words[0].casefold() in PREPOSITIONS and question_words[1] in WH_WORDS:
-        question_words.append(question_words[0])  # "From which plant does X come?": "come from"
+    # "From which plant does X come?", "the compound from which X was developed": the fronted
+    # preposition is a later verb's ("come from", "developed from"), each later word tried with it
+    for k, (preposition, wh) in enumerate(zip(question_words[:-2], question_words[1:-1])):
+        if preposition in PREPOSITIONS and wh in WH_WORDS:
+            question_words += [w for later in question_words[k + 2 :] for w in ("", later, preposition)]
     seq = [full_stem(w) if stem(w) not in skip else "" for w in question_words]
     found = []
     for group in paraphrase_groups():
@@ -1751,7 +1762,7 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
         return False
     described = node_key(description)
     others = [words(k) for k in graph.names if k != key and _mentions(described, k)]
-    return _calls(words(description), words(key), noun, others)
+    return _calls(words(description), words(key), noun, others, text=description)
 
 
 @functools.cache
@@ -2094,10 +2105,7 @@ def _described_as(graph: ContextGraph, key: str, noun: str, written_as: bool = F
         name_words = words(name)
         for position, sentence_words, i in _written_at(graph, name, positions):
             others = [words(k) for k in graph.sentences[position].entities if k != key]
-            if i and _after_punctuation(graph.sentences[position].text, sentence_words[i - 1], name):
-                # "Through these receptors, short-chain fatty acids ...": the word before ends a phrase
-                sentence_words = [*sentence_words[: i - 1], ",", *sentence_words[i:]]
-            if _calls(sentence_words, name_words, noun, others, i):
+            if _calls(sentence_words, name_words, noun, others, i, graph.sentences[position].text):
                 return position
     return None
 
@@ -2105,6 +2113,33 @@ def _described_as(graph: ContextGraph, key: str, noun: str, written_as: bool = F
 def _after_punctuation(text: str, word: str, name: str) -> bool:
     """Whether ``text`` writes ``name`` after ``word`` and a comma, colon or semicolon."""
     return re.search(rf"(?i)\b{re.escape(word)}\s*[,;:]\s*{_written_pattern(name)}\b", text) is not None
+
+
+def _opening_phrase_end(text: str, name: str) -> int | None:
+    """The number of words up to the end of ``name`` where it ends the phrase ``text`` opens with a
+    preposition, before a comma ("In the nematode Caenorhabditis elegans, the AMPK catalytic subunit
+    aak-2 is ..."), else None."""
+    m = re.match(rf"(?i)\W*(\w+)\b[^,;:.]*?\b{_written_pattern(name)}(?=\s*[,;:])", text)
+    return len(words(m.group(0))) if m is not None and m.group(1).casefold() in PREPOSITIONS else None
+
+
+def _punctuated(
+    text: str, sentence_words: list[str], name_words: list[str], places: list[int], before: bool = True
+) -> list[str]:
+    """``sentence_words`` (of ``text``) with a comma where one ends a phrase at the name written at
+    each of ``places``: after it where it ends the phrase the sentence opens with ("In the nematode
+    C. elegans, the AMPK catalytic subunit ...": the clause's subject follows, no other name for it)
+    and, with ``before``, in place of the word before it ("Through these receptors, short-chain fatty
+    acids ...": that word ends a phrase; not for every place of a name, where it would break a list
+    "X-2, X-xL and X-W" into others)."""
+    name = " ".join(name_words)
+    out, opening = list(sentence_words), _opening_phrase_end(text, name)
+    for i in sorted(places, reverse=True):  # from the last: a comma put in moves only what follows it
+        if opening is not None and i + len(name_words) == opening:
+            out.insert(opening, ",")
+        if before and i and _after_punctuation(text, out[i - 1], name):
+            out[i - 1] = ","
+    return out
 
 
 def _listed_as(graph: ContextGraph, key: str, noun: str) -> bool:
@@ -2117,12 +2152,18 @@ def _listed_as(graph: ContextGraph, key: str, noun: str) -> bool:
 
 
 def _calls(
-    sentence_words: list[str], name_words: list[str], noun: str, others: list[list[str]], at: int | None = None
+    sentence_words: list[str],
+    name_words: list[str],
+    noun: str,
+    others: list[list[str]],
+    at: int | None = None,
+    text: str = "",
 ) -> bool:
-    """Whether a sentence (its words) calls the name written at word ``at`` (else at any place it is
-    written) a ``noun``: the noun just before it ("the receptor X", not "a receptor that senses X"),
-    or after a copula right after it ("X is an anaerobic bacterium"), the description ending where
-    one of the ``others`` names starts ("X, the hormone Klotho" calls Klotho a hormone, not X)."""
+    """Whether a sentence (its words; its ``text``, where given, for the commas that end phrases)
+    calls the name written at word ``at`` (else at any place it is written) a ``noun``: the noun just
+    before it ("the receptor X", not "a receptor that senses X"), or after a copula right after it
+    ("X is an anaerobic bacterium"), the description ending where one of the ``others`` names starts
+    ("X, the hormone Klotho" calls Klotho a hormone, not X)."""
     n = len(name_words)
     # the kind itself may be a node ("Spermidine is a natural polyamine" beside a "polyamine" node):
     # it is what the sentence calls the name, not another name the description ends at
@@ -2132,6 +2173,8 @@ def _calls(
         if at is not None
         else [i for i in range(len(sentence_words) - n + 1) if sentence_words[i : i + n] == name_words]
     )
+    if text:
+        sentence_words = _punctuated(text, sentence_words, name_words, places, before=at is not None)
     for i in places:
         # "the receptor X", not "multi-strain X" (a count of strains modifying another noun)
         before = sentence_words[max(0, i - 1) : i] if i < 2 or sentence_words[i - 2] not in QUANTITY_PREFIXES else []
@@ -3395,13 +3438,14 @@ def _rank_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
 
 def _set_otherwise(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     """The place a sentence of the chain opens on ("In ileal enterocytes, ..."), when the question
-    opens on another one ("Inside hepatocytes, ..."): no content word or organism in common; else ''."""
+    opens on another one ("Inside hepatocytes, ..."): no content word or organism in common; else ''
+    (not "In the second pathway, ...": an ordinal names one of the things the text counted)."""
     asked = OPENING_SETTING.match(q.text)
     if asked is None:
         return ""
     for position in chain.positions:
         said = OPENING_SETTING.match(graph.sentences[position].text)
-        if said is None:
+        if said is None or set(words(said.group(1))) & ORDINAL_WORDS:
             continue
         a, b = asked.group(1), said.group(1)
         same_words = {stem(w) for w in words(a) if _content_word(w)} & {stem(w) for w in words(b) if _content_word(w)}
