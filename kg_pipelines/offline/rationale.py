@@ -1231,12 +1231,16 @@ def _full_stems(text: str) -> list[str]:
 def _paraphrases(question: str, skip: set[str]) -> list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]]:
     """The paraphrase-group members the question writes (outside words whose stem is in ``skip``:
     its names), each as the stems of the question's words, with the other members of its group."""
-    question_words = words(question)
+    written = words(question)
     # "From which plant does X come?", "the compound from which X was developed": the fronted
     # preposition is a later verb's ("come from", "developed from"), each later word tried with it
-    for k, (preposition, wh) in enumerate(zip(question_words[:-2], question_words[1:-1])):
-        if preposition in PREPOSITIONS and wh in WH_WORDS:
-            question_words += [w for later in question_words[k + 2 :] for w in ("", later, preposition)]
+    question_words = written + [
+        w
+        for k, (preposition, wh) in enumerate(zip(written[:-2], written[1:-1]))
+        if preposition in PREPOSITIONS and wh in WH_WORDS
+        for later in written[k + 2 :]
+        for w in ("", later, preposition)
+    ]
     seq = [full_stem(w) if stem(w) not in skip else "" for w in question_words]
     found = []
     for group in paraphrase_groups():
@@ -2110,11 +2114,13 @@ def _described_as(graph: ContextGraph, key: str, noun: str, written_as: bool = F
     return None
 
 
+@functools.lru_cache(maxsize=1 << 14)  # asked again for every kind noun a name is checked against
 def _after_punctuation(text: str, word: str, name: str) -> bool:
     """Whether ``text`` writes ``name`` after ``word`` and a comma, colon or semicolon."""
     return re.search(rf"(?i)\b{re.escape(word)}\s*[,;:]\s*{_written_pattern(name)}\b", text) is not None
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _opening_phrase_end(text: str, name: str) -> int | None:
     """The number of words up to the end of ``name`` where it ends the phrase ``text`` opens with a
     preposition, before a comma ("In the nematode Caenorhabditis elegans, the AMPK catalytic subunit
@@ -2132,6 +2138,8 @@ def _punctuated(
     and, with ``before``, in place of the word before it ("Through these receptors, short-chain fatty
     acids ...": that word ends a phrase; not for every place of a name, where it would break a list
     "X-2, X-xL and X-W" into others)."""
+    if not places or not any(mark in text for mark in ",;:"):
+        return sentence_words  # no comma, colon or semicolon: no phrase ends at the name
     name = " ".join(name_words)
     out, opening = list(sentence_words), _opening_phrase_end(text, name)
     for i in sorted(places, reverse=True):  # from the last: a comma put in moves only what follows it
