@@ -2031,3 +2031,104 @@ def test_an_ordinal_opening_is_one_of_the_things_the_text_counted_not_a_place():
         graph = build_context_graph([text], known_names=["CDKN2A", "p16INK4a", "CDK4"])
         q = read_question(question, graph)
         assert _set_otherwise(q, graph, Chain((0,), "cdkn2a", None)) == where
+
+
+def test_where_inside_a_thing_asks_a_place_in_it_not_its_kind():
+    # "Where inside the cell ...": the answer lies in a cell, it is no cell; a name written before
+    # "cells" ("the biology of aging cells") does not answer it
+    question = "Where inside the cell is the kinase PINK1 mostly found?"
+    q = read_question(question)
+    assert q.wh_noun is None and q.asks_setting
+    assert read_question("Which cell of the islet secretes insulin?").wh_noun == "cell"
+    context = [
+        "Human cells carry many kinases, PINK1 among them, which differ in where they sit. "
+        "This made PINK1 a candidate in the biology of aging cells."
+    ]
+    assert_refuses(question, context, known_names=["PINK1", "Aging"])
+
+
+def test_a_question_word_after_a_name_and_a_comma_opens_a_relative_clause():
+    # "Ursolic acid, which ..., inhibits a factor; in flies, what gene ...": the question asks "what gene"
+    question = (
+        "Ursolic acid, which accumulates in apple peel, blocks a transcription factor; "
+        "in flies, what gene encodes that factor?"
+    )
+    assert read_question(question).wh_noun == "gene"
+    assert read_question("In flies, which gene encodes the factor?").wh_noun == "gene"
+    assert read_question("From which plant does quinine come?").wh_noun == "plant"
+
+
+def test_a_microbe_written_with_a_designation_is_a_strain():
+    # "Lactobacillus rhamnosus GG": a strain; the species alone is not called one
+    question = "Which probiotic strain cut respiratory infections in Finnish day-care children?"
+    names = ["Lactobacillus rhamnosus", "Finnish"]
+    designated = (
+        "In Finnish day-care children, milk with Lactobacillus rhamnosus GG cut respiratory infections "
+        "compared with placebo."
+    )
+    assert_answers(question, [designated], "Lactobacillus rhamnosus", known_names=names)
+    assert_refuses(question, [designated.replace(" GG", "")], known_names=names)
+
+
+def test_a_symbol_ending_in_its_kinds_initial_is_one_of_that_kind():
+    # HCAR2 and CXCR4 end in R (receptor), ULK1 in K (kinase), KLF4 in F (factor); SIRT1 is no receptor
+    from kg_pipelines.offline.rationale import _is_kind
+
+    graph = build_context_graph(
+        ["Niacin acts on HCAR2, stromal cells use CXCR4, ULK1 starts autophagy, KLF4 and SIRT1 act in stem cells."],
+        known_names=["Niacin", "HCAR2", "CXCR4", "ULK1", "KLF4", "SIRT1"],
+    )
+    for key, noun in (("hcar2", "receptor"), ("cxcr4", "receptor"), ("ulk1", "kinase"), ("klf4", "factor")):
+        assert _is_kind(graph, key, noun, frozenset()), (key, noun)
+    assert not _is_kind(graph, "sirt1", "receptor", frozenset())
+    assert not _is_kind(graph, "ulk1", "receptor", frozenset())
+
+
+def test_a_bridge_described_in_other_words_leads_to_its_receptor():
+    # "the ketone body the fasting heart favours as fuel" is the one "preferred energy source" of it;
+    # "calm" is "reduce"; HCAR2 is a receptor by its symbol
+    context = [
+        "Beta-hydroxybutyrate, the main ketone body, is the preferred energy source of the heart during fasting. "
+        "Beta-hydroxybutyrate activates HCAR2, which reduces inflammatory signalling in microglia."
+    ]
+    question = (
+        "Through which G protein-coupled receptor does the ketone body that the fasting heart favours as fuel "
+        "calm inflammatory signalling in microglia?"
+    )
+    names = ["Beta-hydroxybutyrate", "HCAR2", "microglia"]
+    assert_answers(question, context, "HCAR2", known_names=names)
+    from kg_pipelines.offline.rationale import _described_in_other_words, _judged
+
+    graph = build_context_graph(context, known_names=names)
+    _chains, best, _why = _judged(_described_in_other_words(read_question(question, graph), graph), graph)
+    assert {"favou", "fuel", "calm"}.isdisjoint(best.unheld)  # said as "preferred", "energy source", "reduces"
+
+
+def test_the_sentence_that_lends_a_chain_its_anchor_lends_its_words():
+    # the trial sentence names Ghent and the twelve weeks; the next one, going on about it, names the
+    # microbe: both hold the question's words
+    context = [
+        "In this double-blind trial from Ghent, Belgium, 80 adults with prediabetes took either 10 grams of inulin "
+        "per day or a maltodextrin placebo for twelve weeks. The investigators reported that inulin increased "
+        "the abundance of Bifidobacterium longum compared with placebo.",
+        "Inulin activates the receptor FFAR2 on colon cells, and this activation promotes hormone release.",
+    ]
+    question = (
+        "A twelve-week trial in Ghent found that a certain dietary fibre raised Bifidobacterium longum in adults "
+        "with prediabetes; which receptor does that fibre activate?"
+    )
+    names = ["Ghent", "Belgium", "inulin", "Bifidobacterium longum", "FFAR2", "placebo"]
+    assert_answers(question, context, "FFAR2", known_names=names)
+
+
+def test_the_clause_describing_the_bridge_may_be_said_in_other_words():
+    # "the intermediate that NAMPT generates from nicotinamide": "NAMPT converts nicotinamide into
+    # NMN" states it though no lexicon verb links the two; "breaks down" is "degrades"
+    context = [
+        "In the salvage pathway, NAMPT converts nicotinamide into NMN, and NMNAT1 then converts NMN into NAD+.",
+        "Outside the cell, the ectoenzyme ENPP1 degrades NMN and ATP, which lowers NAD+ levels in tissues.",
+    ]
+    question = "Which ectoenzyme breaks down the intermediate that NAMPT generates from nicotinamide?"
+    names = ["NAMPT", "nicotinamide", "NMN", "NMNAT1", "NAD+", "ENPP1", "ATP"]
+    assert read_question(question).relations == ["degrades"]
+    assert_answers(question, context, "ENPP1", known_names=names)

@@ -784,6 +784,29 @@ def _verb_before_its_object(word: str, following: str) -> bool:
     return past or present
 
 
+def _relative(question: str, tokens: list[tuple[int, int, str]], i: int, nouns: Mapping[str, object]) -> bool:
+    """Whether the question word at token ``i`` (mid-question) opens a relative clause: before an
+    article ("the inflammation to which the secretory phenotype contributes"), or after a comma or a
+    preposition and before no type noun ("The ELDERMET cohort, which contrasted ...", "the route by
+    which low doses act"; not "Besides X, which protein ...")."""
+    following = tokens[i + 1][2].casefold() if i + 1 < len(tokens) else ""
+    after = i > 0 and ("," in question[tokens[i - 1][1] : tokens[i][0]] or tokens[i - 1][2].casefold() in PREPOSITIONS)
+    return following in ARTICLES or (after and noun_form(following) not in nouns)
+
+
+def _opens_relative_clause(
+    question: str, tokens: list[tuple[int, int, str]], i: int, nouns: Mapping[str, object]
+) -> bool:
+    """Whether token ``i``, near the start, is a question word after a name and a comma that opens a
+    relative clause about it ("Lithocholic acid, which rises in ...", not "In worms, what gene ...")."""
+    return (
+        i > 0
+        and tokens[i][2].casefold() in WH_WORDS
+        and "," in question[tokens[i - 1][1] : tokens[i][0]]
+        and _relative(question, tokens, i, nouns)
+    )
+
+
 def read_question(question: str, graph: ContextGraph | None = None) -> QuestionParts:
     from kg_pipelines.offline.entities import analyze
 
@@ -801,22 +824,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     last = max((i for i, (start, _e, _w) in enumerate(tokens) if start in openings), default=0)
     for i in [i for i in dict.fromkeys([*range(3), *range(last, last + 3)]) if i < len(tokens)]:
         word = tokens[i][2]
+        if _opens_relative_clause(question, tokens, i, nouns):
+            continue  # "Lithocholic acid, which rises in ..., activates X; in worms, what gene ...?"
         if word.casefold() in WH_WORDS or (i in (0, last) and noun_form(word) in nouns):
             wh_start = i
             break
     else:  # the question word after a clause: "X raises a sirtuin; which dismutase does it activate?",
         # "The bile acid that ... blocks which receptor?" (which/what only: "whose", "where" relate);
-        # not one that opens a relative clause: before an article ("the inflammation to which the
-        # secretory phenotype contributes was named by which researcher?"), or after a comma or a
-        # preposition and before no type noun ("The ELDERMET cohort, which contrasted ..., was run in
-        # which country?", "the route by which low doses act"; not "Besides X, which protein ...")
-        def relative(i: int) -> bool:
-            following = tokens[i + 1][2].casefold() if i + 1 < len(tokens) else ""
-            after = i > 0 and (
-                "," in question[tokens[i - 1][1] : tokens[i][0]] or tokens[i - 1][2].casefold() in PREPOSITIONS
-            )
-            return following in ARTICLES or (after and noun_form(following) not in nouns)
-
+        # not one that opens a relative clause (``_relative``)
         def ends_question(i: int) -> bool:  # "... occurs in which plant?": no clause follows its phrase
             rest = tokens[i + 1 :]
             return 0 < len(rest) <= WH_PHRASE_WORDS and not any(
@@ -826,7 +841,14 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         mid = [i for i, (_s, _e, w) in enumerate(tokens) if w.casefold() in MID_WH_WORDS]
         # all read as relative ("The compound from which metformin was developed occurs in which
         # plant?"): the one whose phrase ends the question asks, else the first
-        wh_start = next(iter([i for i in mid if not relative(i)] or [i for i in mid if ends_question(i)] or mid), None)
+        wh_start = next(
+            iter(
+                [i for i in mid if not _relative(question, tokens, i, nouns)]
+                or [i for i in mid if ends_question(i)]
+                or mid
+            ),
+            None,
+        )
     wh_noun = None
     wh_names: list[str] = []
     if wh_start is not None:
@@ -840,6 +862,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             if j == wh_start + 1 and phrase_start > wh_start:
                 j = phrase_start + 1
                 continue
+            if j == wh_start + 1 and tokens[wh_start][2].casefold() == "where" and low in SETTING_PREPOSITIONS:
+                break  # "Where inside the cell ...": the phrase after it is where the answer lies, not its kind
             if j > phrase_start and (
                 low in AUXILIARIES
                 or start in cue_starts
@@ -1748,11 +1772,11 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
     """``_is_kind`` for one noun, by the text alone."""
     if any(noun_form(w) == noun for w in key.split()):
         return True
-    if any(_abbreviates(w, noun) for w in key.split()):
+    if any(_abbreviates(w, noun) or _ends_in_kind_letter(w, noun) for w in key.split()):
         return True
     if any(_head(surface) == noun for surface in _surfaces(graph, key)):
         return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
-    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun):
+    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun) or _designated(graph, key, noun):
         return True
     acts = _agent_relation(noun)
     if acts is not None and any(
@@ -1767,6 +1791,19 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
     described = node_key(description)
     others = [words(k) for k in graph.names if k != key and _mentions(described, k)]
     return _calls(words(description), words(key), noun, others, text=description)
+
+
+DESIGNATED_KINDS = dict(data_table("designated_kinds.tsv"))  # kind noun -> type of the name designated
+
+
+def _designated(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether a sentence writes entity ``key``, of the type ``DESIGNATED_KINDS`` gives ``noun``, with
+    a designation right after its name ("Lactobacillus reuteri ATCC PTA 6475": a strain)."""
+    if DESIGNATED_KINDS.get(noun) != graph.types.get(key):
+        return False
+    forms = "|".join(_written_pattern(form) for form in sorted({key, *_surfaces(graph, key)}))
+    designated = re.compile(rf"(?i:\b(?:{forms}))\s+(?:[A-Z]{{2,}}|[A-Za-z]*\d)[\w-]*\b")
+    return any(designated.search(graph.sentences[p].text) for p in graph.by_entity.get(key, ()))
 
 
 @functools.cache
@@ -1845,6 +1882,19 @@ def _abbreviates(word: str, noun: str) -> bool:
     number begin the noun ("SIRT3" is a sirtuin), at least ``MIN_SYMBOL_LETTERS`` of them."""
     match = NUMBERED_SYMBOL.fullmatch(word.casefold())
     return bool(match) and len(match.group(1)) >= MIN_SYMBOL_LETTERS and noun.startswith(match.group(1))
+
+
+SYMBOL_KIND_LETTERS = dict(data_table("symbol_kind_letters.tsv"))  # kind noun -> the letter its symbols end in
+
+
+def _ends_in_kind_letter(word: str, noun: str) -> bool:
+    """Whether a numbered symbol's letters end in the initial ``SYMBOL_KIND_LETTERS`` gives the kind
+    ``noun`` ("HCAR2", "CXCR4": receptors), at least ``MIN_INITIALS`` of them."""
+    letter = SYMBOL_KIND_LETTERS.get(noun)
+    match = NUMBERED_SYMBOL.fullmatch(word.casefold())
+    return (
+        letter is not None and bool(match) and len(match.group(1)) >= MIN_INITIALS and match.group(1).endswith(letter)
+    )
 
 
 MOLECULE_TYPES = frozenset({"protein", "gene"})  # types whose things come in many kinds (kinase, receptor ...)
@@ -2437,6 +2487,12 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # "the short-chain fatty acid that F. prausnitzii makes" through butyrate, one of them
         hit |= {a for a in q.described_classes if chain.bridge is not None and _member_of(graph, chain.bridge, a)}
         stems = set().union(*(s.stems | s.referred for s in sentences)) - _held_against(sentences, main_verb)
+        # a sentence before that lends the chain an anchor ("In this trial from Tabriz, adults took OEA.
+        # The supplement raised Akkermansia ...") lends its words as well
+        own = {a for a in hit if any(_in_sentence(s, a) for s in sentences)}
+        stems |= set().union(
+            *(graph.sentences[b].stems for b in before if any(_in_sentence(graph.sentences[b], a) for a in hit - own))
+        )
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
             for noun in nouns if entity else ():
@@ -2813,20 +2869,21 @@ CLAUSE_LEAD_WORDS = 2  # words before the bridge, written first, that the clause
 def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     """Whether the chain's first sentence states the clause the question describes its bridge by: a
     relation verb from the anchor the question writes as its subject to the bridge (when it names the
-    bridge by no type noun), or a type noun and a relation phrase ("the polyamine that cells make
-    from putrescine": "Cells synthesise spermidine from putrescine"), in the question's words or a
-    paraphrase, where it writes an anchor and the bridge close together: what the bridge does is
-    said of it, though no sentence names its kind."""
+    bridge by no type noun), or a relation phrase ("the polyamine that cells make from putrescine":
+    "Cells synthesise spermidine from putrescine"; "the intermediate that X generates from Y": "X
+    converts Y into Z"), in the question's words or a paraphrase, where it writes an anchor and the
+    bridge close together: what the bridge does is said of it, though no sentence names its kind."""
     if chain.bridge is None:
         return False
     if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
         opening = graph.sentences[chain.positions[0]].directed  # (a kind it names is checked instead)
-        return any(
+        if any(
             r in map(_relation_of, opening.get((s, chain.bridge), ())) for r, s in q.relation_subjects.items()
         ) or any(  # "the tumour suppressor that ... induces p21": "p53 induces ... p21"
             set(map(_relation_of, opening.get((chain.bridge, a), ()))) & classes
             for a, classes in q.clause_relations.items()
-        )
+        ):
+            return True
     if not q.phrase_stems:
         return False
     first = chain.positions[:1]
