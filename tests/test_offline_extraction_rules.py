@@ -297,3 +297,18 @@ def test_an_organism_noun_makes_the_next_latin_pair_a_binomial():
     assert typed("The shrub Vaccinium myrtillus bears dark berries.").get("Vaccinium Myrtillus") == "organism"
     # without the noun, a capital before a lowercase word stays what it was
     assert "Salix Alba" not in typed("Salix alba grows near rivers.")
+
+
+def test_a_protein_named_by_its_mass_or_a_listed_prefix_is_a_symbol():
+    # "p27", "p62": a protein named by its mass in biomedical text; "LC3" starts with a protein prefix
+    # though "LC" alone is liquid chromatography
+    got = typed(
+        "In starved liver cells, the cyclin inhibitor p27 rises, the autophagy receptor p62 binds LC3, "
+        "and the protein LC3 is lipidated."
+    )
+    assert got.get("p27") == "protein" and got.get("p62") == "protein" and got.get("LC3") == "protein", got
+    assert "LC" not in typed("The extracts were separated by LC and analysed in liver cells.")
+    assert "p5" not in typed("The variant at p5 of the gene was rare in liver cells.")
+    # hormones named by common nouns are listed: "growth hormone", "peptide YY"
+    got = typed("Pituitary cells make growth hormone, and L cells secrete peptide YY after meals.")
+    assert got.get("Growth Hormone") == "protein" and got.get("Peptide YY") == "protein", got

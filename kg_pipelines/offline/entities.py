@@ -101,6 +101,7 @@ _SYMBOL = re.compile(
     r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?|[A-Z][a-z][A-Z]{2,}\d{1,2})$"
 )  # "SIRT6", "mTOR", "p21", "CaMKK2"
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
+_P_NUMBER = re.compile(r"^p\d{2,3}$")  # "p27", "p62", "p300": a protein named by its mass in kilodaltons
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
 _LOWERCASE_GENE_HEAD = re.compile(r"^[a-z]{3,4}$")  # worm and fly genes: "daf-2", "let-363"
 _SYMBOL_TAIL = re.compile(r"^(?:\d{1,3}[A-Za-zαβγδεκ]?|[αβγδεκ][A-Z]?|alpha|beta|gamma|delta|kappa|[abgdk]\d?)$")
@@ -1860,14 +1861,16 @@ def _is_symbol(word: str, bio: bool = True) -> bool:
         return False
     if _VARIANT_WORD.match(word):
         return False  # "D90A", "Pro75": a variant or a residue, not a gene
-    if word.rstrip("0123456789").upper() in lx.ACRONYM_STOP:
-        return False  # "SNP7", "IVS3": a numbered instance of a non-gene acronym
+    if word.rstrip("0123456789").upper() in lx.ACRONYM_STOP and not word.upper().startswith(lx.PROTEIN_PREFIXES):
+        return False  # "SNP7", "IVS3": a numbered instance of a non-gene acronym (not "LC3", a protein's)
     if _MOUSE_SYMBOL.match(word):
         return bio
     if not _SYMBOL.match(word):
         return False
     digits = sum(c.isdigit() for c in word)
     letters = sum(c.isalpha() for c in word)
+    if _P_NUMBER.match(word):
+        return bio  # "p27", "p62": a protein named by its mass, in biomedical text
     if letters < 2 or digits > 3:
         return False
     if digits == 0:
