@@ -309,6 +309,6 @@ def test_a_protein_named_by_its_mass_or_a_listed_prefix_is_a_symbol():
     assert got.get("p27") == "protein" and got.get("p62") == "protein" and got.get("LC3") == "protein", got
     assert "LC" not in typed("The extracts were separated by LC and analysed in liver cells.")
     assert "p5" not in typed("The variant at p5 of the gene was rare in liver cells.")
-    # hormones named by common nouns are listed: "growth hormone", "peptide YY"
-    got = typed("Pituitary cells make growth hormone, and L cells secrete peptide YY after meals.")
-    assert got.get("Growth Hormone") == "protein" and got.get("Peptide YY") == "protein", got
+    # hormones named by common nouns are listed: "ghrelin", "glucagon"
+    got = typed("Stomach cells make ghrelin, and pancreatic alpha cells secrete glucagon during fasting.")
+    assert got.get("Ghrelin") == "protein" and got.get("Glucagon") == "protein", got

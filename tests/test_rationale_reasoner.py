@@ -2058,38 +2058,12 @@ def test_a_question_word_after_a_name_and_a_comma_opens_a_relative_clause():
     assert read_question("From which plant does quinine come?").wh_noun == "plant"
 
 
-def test_a_microbe_written_with_a_designation_is_a_strain():
-    # "Lactobacillus rhamnosus GG": a strain; the species alone is not called one
-    question = "Which probiotic strain cut respiratory infections in Finnish day-care children?"
-    names = ["Lactobacillus rhamnosus", "Finnish"]
-    designated = (
-        "In Finnish day-care children, milk with Lactobacillus rhamnosus GG cut respiratory infections "
-        "compared with placebo."
-    )
-    assert_answers(question, [designated], "Lactobacillus rhamnosus", known_names=names)
-    assert_refuses(question, [designated.replace(" GG", "")], known_names=names)
-
-
-def test_a_symbol_ending_in_its_kinds_initial_is_one_of_that_kind():
-    # HCAR2 and CXCR4 end in R (receptor), ULK1 in K (kinase), KLF4 in F (factor); SIRT1 is no receptor
-    from kg_pipelines.offline.rationale import _is_kind
-
-    graph = build_context_graph(
-        ["Niacin acts on HCAR2, stromal cells use CXCR4, ULK1 starts autophagy, KLF4 and SIRT1 act in stem cells."],
-        known_names=["Niacin", "HCAR2", "CXCR4", "ULK1", "KLF4", "SIRT1"],
-    )
-    for key, noun in (("hcar2", "receptor"), ("cxcr4", "receptor"), ("ulk1", "kinase"), ("klf4", "factor")):
-        assert _is_kind(graph, key, noun, frozenset()), (key, noun)
-    assert not _is_kind(graph, "sirt1", "receptor", frozenset())
-    assert not _is_kind(graph, "ulk1", "receptor", frozenset())
-
-
 def test_a_bridge_described_in_other_words_leads_to_its_receptor():
     # "the ketone body the fasting heart favours as fuel" is the one "preferred energy source" of it;
-    # "calm" is "reduce"; HCAR2 is a receptor by its symbol
+    # "calm" is "reduce"
     context = [
         "Beta-hydroxybutyrate, the main ketone body, is the preferred energy source of the heart during fasting. "
-        "Beta-hydroxybutyrate activates HCAR2, which reduces inflammatory signalling in microglia."
+        "Beta-hydroxybutyrate activates the receptor HCAR2, which reduces inflammatory signalling in microglia."
     ]
     question = (
         "Through which G protein-coupled receptor does the ketone body that the fasting heart favours as fuel "

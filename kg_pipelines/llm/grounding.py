@@ -44,9 +44,9 @@ STOP_WORDS = frozenset(
     a about above across after again against all along also am amid among an and any are around as at be
     because been before behind being below beneath beside besides between beyond both but by can certain could did
     do does doing down during each either few for from further
-    had has have having he her here hers herself him himself his how however i if in inside into is it its itself
+    had has have having he her here hers herself him himself his how however i if in into is it its itself
     just may me might more most much must my myself neither no nor not now of off on once only or other
-    our ours ourselves out outside over own per same shall she should so some such than that the their theirs
+    our ours ourselves out over own per same shall she should so some such than that the their theirs
     them themselves then there these they this those through throughout thus to too toward towards under
     until up upon us very via
     was we were what when where whether which while who whom whose why will with within without would

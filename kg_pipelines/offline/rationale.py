@@ -1671,6 +1671,7 @@ class Chain:
     relations_hit: frozenset[str] = frozenset()
     word_share: float = 0.0  # inverse-frequency weighted
     word_count_share: float = 0.0
+    own_word_count_share: float = 0.0  # without the words of a sentence before that lends an anchor
     unheld: frozenset[str] = frozenset()  # the question's stems the chain's sentences do not hold
     kind_ok: bool = False
     unrelated_hops: int = 0  # hops whose sentence pairs their two ends by no relation (a list, a mention)
@@ -1772,11 +1773,11 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
     """``_is_kind`` for one noun, by the text alone."""
     if any(noun_form(w) == noun for w in key.split()):
         return True
-    if any(_abbreviates(w, noun) or _ends_in_kind_letter(w, noun) for w in key.split()):
+    if any(_abbreviates(w, noun) for w in key.split()):
         return True
     if any(_head(surface) == noun for surface in _surfaces(graph, key)):
         return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
-    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun) or _designated(graph, key, noun):
+    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun):
         return True
     acts = _agent_relation(noun)
     if acts is not None and any(
@@ -1791,19 +1792,6 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
     described = node_key(description)
     others = [words(k) for k in graph.names if k != key and _mentions(described, k)]
     return _calls(words(description), words(key), noun, others, text=description)
-
-
-DESIGNATED_KINDS = dict(data_table("designated_kinds.tsv"))  # kind noun -> type of the name designated
-
-
-def _designated(graph: ContextGraph, key: str, noun: str) -> bool:
-    """Whether a sentence writes entity ``key``, of the type ``DESIGNATED_KINDS`` gives ``noun``, with
-    a designation right after its name ("Lactobacillus reuteri ATCC PTA 6475": a strain)."""
-    if DESIGNATED_KINDS.get(noun) != graph.types.get(key):
-        return False
-    forms = "|".join(_written_pattern(form) for form in sorted({key, *_surfaces(graph, key)}))
-    designated = re.compile(rf"(?i:\b(?:{forms}))\s+(?:[A-Z]{{2,}}|[A-Za-z]*\d)[\w-]*\b")
-    return any(designated.search(graph.sentences[p].text) for p in graph.by_entity.get(key, ()))
 
 
 @functools.cache
@@ -1882,19 +1870,6 @@ def _abbreviates(word: str, noun: str) -> bool:
     number begin the noun ("SIRT3" is a sirtuin), at least ``MIN_SYMBOL_LETTERS`` of them."""
     match = NUMBERED_SYMBOL.fullmatch(word.casefold())
     return bool(match) and len(match.group(1)) >= MIN_SYMBOL_LETTERS and noun.startswith(match.group(1))
-
-
-SYMBOL_KIND_LETTERS = dict(data_table("symbol_kind_letters.tsv"))  # kind noun -> the letter its symbols end in
-
-
-def _ends_in_kind_letter(word: str, noun: str) -> bool:
-    """Whether a numbered symbol's letters end in the initial ``SYMBOL_KIND_LETTERS`` gives the kind
-    ``noun`` ("HCAR2", "CXCR4": receptors), at least ``MIN_INITIALS`` of them."""
-    letter = SYMBOL_KIND_LETTERS.get(noun)
-    match = NUMBERED_SYMBOL.fullmatch(word.casefold())
-    return (
-        letter is not None and bool(match) and len(match.group(1)) >= MIN_INITIALS and match.group(1).endswith(letter)
-    )
 
 
 MOLECULE_TYPES = frozenset({"protein", "gene"})  # types whose things come in many kinds (kinase, receptor ...)
@@ -2490,9 +2465,17 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # a sentence before that lends the chain an anchor ("In this trial from Tabriz, adults took OEA.
         # The supplement raised Akkermansia ...") lends its words as well
         own = {a for a in hit if any(_in_sentence(s, a) for s in sentences)}
-        stems |= set().union(
-            *(graph.sentences[b].stems for b in before if any(_in_sentence(graph.sentences[b], a) for a in hit - own))
+        lent = (
+            set().union(
+                *(
+                    graph.sentences[b].stems
+                    for b in before
+                    if any(_in_sentence(graph.sentences[b], a) for a in hit - own)
+                )
+            )
+            - stems
         )
+        stems |= lent
         # what the text says the bridge and the candidate are counts too ("OEA is a lipid mediator")
         for entity, nouns in ((chain.bridge, q.bridge_nouns), (chain.candidate, [q.wh_noun] if q.wh_noun else [])):
             for noun in nouns if entity else ():
@@ -2580,7 +2563,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # the words of a sentence the first one refers back to hold the question's words in theirs too
         said = (*before, *chain.positions) if sentences[0].referred else chain.positions
         stems |= _held_by_paraphrase(q, graph, said)
-        chain.phrase_stated = any(p <= stems for p in q.phrase_stems)
+        chain.phrase_stated = any(p <= stems - lent for p in q.phrase_stems)
         # the words the question describes an anchor with, said of it anywhere in the text or its node
         # description ("the lipid mediator OEA": "Oleoylethanolamide (OEA) is an endogenous lipid mediator")
         for anchor in hit:
@@ -2589,6 +2572,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 stems |= q.anchor_described[anchor] & _said_of(graph, anchor)
         chain.word_share = sum(graph.idf(s) for s in q.stems if s in stems) / total_words if q.stems else 1.0
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
+        # what the chain's own sentences hold: a sentence saying what the question asks by its words
+        # alone must hold them itself, not borrow them from the sentence it goes on from
+        chain.own_word_count_share = sum(s in stems - lent for s in q.stems) / len(q.stems) if q.stems else 1.0
         chain.unheld = q.stems - stems
         describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
         # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
@@ -2869,10 +2855,10 @@ CLAUSE_LEAD_WORDS = 2  # words before the bridge, written first, that the clause
 def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
     """Whether the chain's first sentence states the clause the question describes its bridge by: a
     relation verb from the anchor the question writes as its subject to the bridge (when it names the
-    bridge by no type noun), or a relation phrase ("the polyamine that cells make from putrescine":
-    "Cells synthesise spermidine from putrescine"; "the intermediate that X generates from Y": "X
-    converts Y into Z"), in the question's words or a paraphrase, where it writes an anchor and the
-    bridge close together: what the bridge does is said of it, though no sentence names its kind."""
+    bridge by no type noun), or a type noun and a relation phrase ("the polyamine that cells make
+    from putrescine": "Cells synthesise spermidine from putrescine"), in the question's words or a
+    paraphrase, where it writes an anchor and the bridge close together: what the bridge does is
+    said of it, though no sentence names its kind."""
     if chain.bridge is None:
         return False
     if not q.bridge_nouns:  # "the tumour suppressor that SIRT1 deacetylates": "SIRT1 deacetylates TP53"
@@ -2884,6 +2870,8 @@ def _clause_stated(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
             for a, classes in q.clause_relations.items()
         ):
             return True
+        if not q.described:  # a relative clause describes it ("the intermediate that X generates from Y")
+            return False
     if not q.phrase_stems:
         return False
     first = chain.positions[:1]
@@ -3031,7 +3019,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and chain.unrelated_hops == (1 if chain.bridge is None else 2)
         and not q.relations
         and not (chain.phrase_stated and (chain.bridge is None or _phrase_between(q, graph, chain)))
-        and not (chain.bridge is None and chain.word_count_share >= _share_needed(graph, chain))
+        and not (chain.bridge is None and chain.own_word_count_share >= _share_needed(graph, chain))
         # "In which country was the ELDERMET cohort run?": "The ELDERMET study of older adults in
         # Ireland" sets what it says of the anchor there, which is the relation asked
         and not (
