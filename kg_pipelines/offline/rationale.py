@@ -2463,7 +2463,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         hit |= {a for a in q.described_classes if chain.bridge is not None and _member_of(graph, chain.bridge, a)}
         stems = set().union(*(s.stems | s.referred for s in sentences)) - _held_against(sentences, main_verb)
         # a sentence before that lends the chain an anchor ("In this trial from Tabriz, adults took OEA.
-        # The supplement raised Akkermansia ...") lends its words as well
+        # The supplement raised Akkermansia ...") lends its words to the share held (``lent``: not to a
+        # stated phrase nor to the share a sentence answering with no verb needs)
         own = {a for a in hit if any(_in_sentence(s, a) for s in sentences)}
         lent = (
             set().union(
@@ -2563,7 +2564,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # the words of a sentence the first one refers back to hold the question's words in theirs too
         said = (*before, *chain.positions) if sentences[0].referred else chain.positions
         stems |= _held_by_paraphrase(q, graph, said)
-        chain.phrase_stated = any(p <= stems - lent for p in q.phrase_stems)
+        chain.phrase_stated = any(p <= stems and not p & lent for p in q.phrase_stems)
         # the words the question describes an anchor with, said of it anywhere in the text or its node
         # description ("the lipid mediator OEA": "Oleoylethanolamide (OEA) is an endogenous lipid mediator")
         for anchor in hit:
@@ -2574,7 +2575,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         chain.word_count_share = sum(s in stems for s in q.stems) / len(q.stems) if q.stems else 1.0
         # what the chain's own sentences hold: a sentence saying what the question asks by its words
         # alone must hold them itself, not borrow them from the sentence it goes on from
-        chain.own_word_count_share = sum(s in stems - lent for s in q.stems) / len(q.stems) if q.stems else 1.0
+        chain.own_word_count_share = (
+            sum(s in stems and s not in lent for s in q.stems) / len(q.stems) if q.stems else 1.0
+        )
         chain.unheld = q.stems - stems
         describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
         # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
