@@ -312,3 +312,14 @@ def test_a_protein_named_by_its_mass_or_a_listed_prefix_is_a_symbol():
     # hormones named by common nouns are listed: "ghrelin", "glucagon"
     got = typed("Stomach cells make ghrelin, and pancreatic alpha cells secrete glucagon during fasting.")
     assert got.get("Ghrelin") == "protein" and got.get("Glucagon") == "protein", got
+
+
+def test_a_letter_and_a_digit_after_a_kind_noun_is_a_protein_symbol():
+    from kg_pipelines.offline.entities import analyze
+
+    def names(text: str) -> list[str]:
+        return [m.name for m in analyze(text).mentions]
+
+    assert "P9" in names("Another secreted protein, P9, stimulated the release of GLP-1 from L cells in mice.")
+    assert "P9" in names("The secreted protein P9 stimulated GLP-1 release in mice.")
+    assert "P9" not in names("Panel P9 of the figure shows GLP-1 release in mice.")

@@ -2106,3 +2106,153 @@ def test_the_clause_describing_the_bridge_may_be_said_in_other_words():
     names = ["NAMPT", "nicotinamide", "NMN", "NMNAT1", "NAD+", "ENPP1", "ATP"]
     assert read_question(question).relations == ["degrades"]
     assert_answers(question, context, "ENPP1", known_names=names)
+
+
+def test_a_supplement_of_a_thing_or_a_treatment_by_it_is_that_thing():
+    # "a daily supplement of the polyamine that induces autophagy" is spermidine given so, and
+    # "antibiotic treatment" the antibiotic: no sentence has to name a supplement or a treatment
+    context = [
+        "Spermidine is a natural polyamine, and spermidine induces autophagy in yeast, flies and mice. "
+        "A randomized clinical trial tested whether spermidine supplementation improves memory in adults with "
+        "prediabetes. In this double-blind trial from Graz, Austria, 100 adults with prediabetes took 1.2 milligrams "
+        "of spermidine per day or a placebo for twelve months."
+    ]
+    question = (
+        "In which city was the trial run that gave adults with prediabetes a daily supplement of the polyamine that "
+        "induces autophagy?"
+    )
+    names = ["Spermidine", "autophagy", "Graz", "Austria", "placebo", "prediabetes"]
+    assert "supplement" not in read_question(question).bridge_nouns
+    assert_answers(question, context, "Graz", known_names=names)
+    assert "treatment" not in read_question("Which microbe causes diarrhoea after antibiotic treatment?").bridge_nouns
+    assert (
+        "treatment" in read_question("Which microbe causes diarrhoea after the treatment that X started?").bridge_nouns
+    )
+
+
+def test_a_rank_the_question_asks_after_a_copula_is_the_answers_own():
+    # "is the most potent activator of ...": the sentence must rank the answer, in the answer's own
+    # clause ("..., while fatty acids act only weakly" ranks no fatty acid); "the nuclear receptor
+    # encoded by PPARG" is PPAR-gamma itself, one node with its gene, so no sentence must say "encodes"
+    names = ["PPAR-gamma", "rosiglitazone", "fatty acids"]
+    question = "Which compound is the most potent activator of the nuclear receptor encoded by PPARG?"
+    opening = "The nuclear receptor PPAR-gamma, encoded by PPARG, senses fatty acids and controls fat cell formation. "
+    ranked = [
+        opening + "Rosiglitazone is the most potent synthetic PPAR-gamma agonist, while fatty acids act only weakly "
+        "on PPAR-gamma."
+    ]
+    graph = build_context_graph(ranked, known_names=names)
+    q = read_question(question, graph)
+    assert q.relations == [] and read_question(question).relations == ["encodes"]  # no graph: PPARG is no receptor
+    assert_answers(question, ranked, "rosiglitazone", known_names=names)
+    last = {c.candidate: c for c in _chains(q, graph) if c.positions == (1,)}
+    assert "rank" in _wrong_role(q, graph, last["fatty acids"]) and not _wrong_role(q, graph, last["rosiglitazone"])
+    assert_refuses(question, [opening + "Rosiglitazone is a synthetic PPAR-gamma agonist."], known_names=names)
+
+
+def test_a_kind_said_of_a_name_as_the_text_writes_it_describes_the_bridge():
+    # "the cytokines TNF and IL-1beta" calls TNF-alpha (written "TNF") a cytokine: the thing the
+    # question describes between lipoteichoic acid and the answer
+    names = ["lipoteichoic acid", "Toll-like receptor 2", "macrophages", "TNF-alpha", "IL-1beta", "insulin resistance"]
+    question = (
+        "A cytokine was itself found to promote insulin resistance in mice. Through which receptor on macrophages "
+        "does bacterial lipoteichoic acid induce that cytokine?"
+    )
+    said = (
+        "Lipoteichoic acid activates Toll-like receptor 2 (TLR2) on macrophages and induces the cytokines TNF and "
+        "IL-1beta. In that study, TNF itself promoted insulin resistance in mice."
+    )
+    assert_answers(question, [said], "Toll-like receptor 2", known_names=names)
+    assert_refuses(question, [said.replace("the cytokines TNF", "TNF")], known_names=names)
+
+
+def test_a_thing_asked_together_with_the_bridge_may_be_listed_beside_it():
+    context = [
+        "The yeast transcription factors MSN2 and MSN4 cooperate with RIM15 to drive the stress response.",
+        "Glucose restriction in yeast requires the transcription factors GIS1 and MSN2 for its full effect on "
+        "lifespan.",
+    ]
+    names = ["MSN2", "MSN4", "RIM15", "GIS1", "glucose restriction", "yeast", "lifespan"]
+    asked = "One yeast transcription factor cooperates with MSN4 and RIM15 to drive the stress response. "
+    together = asked + (
+        "Which other transcription factor does yeast need, together with that one, for the full lifespan effect of "
+        "glucose restriction?"
+    )
+    assert_answers(together, context, "GIS1", known_names=names)
+    alone = asked + "Which transcription factor does that one activate during glucose restriction?"
+    assert_refuses(alone, context, known_names=names)
+
+
+def test_a_kind_the_text_describes_otherwise_is_no_answer():
+    # "the nuclear receptor PPAR-gamma" is a receptor, but not the G protein-coupled kind asked
+    context = ["Butyrate activates the nuclear receptor PPAR-gamma in colonocytes."]
+    names = ["Butyrate", "colonocytes"]
+    assert_answers("Which nuclear receptor does butyrate activate?", context, "PPARγ", known_names=names)
+    assert_answers("Which receptor does butyrate activate?", context, "PPARγ", known_names=names)
+    assert_answers("Which nuclear hormone receptor does butyrate activate?", context, "PPARγ", known_names=names)
+    assert_refuses("Which G protein-coupled receptor does butyrate activate?", context, known_names=names)
+
+
+def test_a_setting_named_later_in_the_question_rules_out_a_sentence_set_elsewhere():
+    # "induce in hepatocytes": a sentence opening "In ileal enterocytes, ..." says it of other cells;
+    # one opening on no named thing ("In that study, ...") sets nothing
+    names = ["FXR", "FGF19", "CYP7A1", "hepatocytes", "ileal enterocytes", "liver", "bile acids", "cholesterol"]
+    question = "Which protein does FXR induce in hepatocytes to repress CYP7A1?"
+    liver = "Hepatocytes make bile acids from cholesterol."
+    gut = "In ileal enterocytes, FXR induces the hormone FGF19. FGF19 travels to the liver, where it represses CYP7A1."
+    found = reason(question, [liver, gut], known_names=names)
+    assert not found.supported and "ileal enterocytes" in found.reason, found.answer
+    assert_answers(
+        question, [liver, gut.replace("In ileal enterocytes,", "In that study,")], "FGF19", known_names=names
+    )
+
+
+def test_a_hop_paired_by_a_paraphrase_of_the_asked_verb_states_it():
+    # "the CDK4 inhibitor encoded at the CDKN2A locus": "the CDKN2A locus produces p16INK4a" says it
+    context = [
+        "In the second pathway, the CDKN2A locus produces p16INK4a, which inhibits CDK4 and CDK6. In the INK-ATTAC "
+        "model, a drug-inducible suicide gene is expressed from the p16INK4a promoter."
+    ]
+    question = (
+        "In which model is a suicide gene expressed from the promoter of the CDK4 inhibitor encoded at the CDKN2A "
+        "locus?"
+    )
+    found = reason(question, context)
+    assert found.supported and "INK-ATTAC" in found.answer, found.answer
+
+
+def test_a_name_written_only_inside_a_longer_name_is_no_anchor():
+    # "nicotinamide" is a word of "nicotinamide mononucleotide" (the text's NMN), not a third thing
+    context = [
+        "Nicotinamide mononucleotide (NMN) is made from nicotinamide by NAMPT in mice. "
+        "The ectoenzyme CD38 degrades NAD+ and NMN in mouse tissues."
+    ]
+    question = "Name the cell-surface enzyme that breaks down both NAD+ and nicotinamide mononucleotide."
+    names = ["NMN", "nicotinamide", "NAMPT", "CD38", "NAD+"]
+    graph = build_context_graph(context, known_names=names)
+    assert "nicotinamide" not in read_question(question, graph).anchors
+    assert_answers(question, context, "CD38", known_names=names)
+
+
+def test_a_microbe_with_a_designation_is_a_strain_and_a_lone_word_states_no_phrase():
+    # "Lactobacillus plantarum 299v" names a strain; "women" of "in older Danish women" states nothing
+    # while "lowered fracture rates" is wholly unsaid
+    context = [
+        "Probiotics are live microorganisms given to improve health. In a randomized trial in Danish women aged 70 "
+        "to 78 years with low bone mineral density, one year of supplementation with Lactobacillus plantarum 299v "
+        "reduced the loss of bone mineral density in the hip compared with placebo."
+    ]
+    names = ["Lactobacillus plantarum", "placebo", "Danish"]
+    asked = (
+        "Which probiotic strain, taken for a year by Danish women in their seventies with low bone density, slowed "
+        "the loss of bone mineral density in the hip?"
+    )
+    assert_answers(asked, context, "Lactobacillus plantarum", known_names=names)
+    unsaid = "Name the Lactobacillus strain that lowered fracture rates in older Danish women with low bone density?"
+    assert read_question(unsaid).name_nouns == [frozenset({"women"})]
+    assert_refuses(unsaid, context, known_names=names)
+    # a verb alone states its phrase: "Who, with colleagues, showed ...", "... awarded ..."
+    assert (
+        read_question("Which researcher was awarded the Nobel Prize for finding the yeast ATG genes?").name_nouns == []
+    )
+    assert_refuses(asked, [context[0].replace(" 299v", "")], known_names=names)  # a species: no strain

@@ -101,6 +101,7 @@ _SYMBOL = re.compile(
     r"^(?:[A-Z][A-Z0-9]{1,9}[a-z]?|[a-z][A-Z]{2,}[A-Z0-9]{0,6}|p\d{2,3}(?:[A-Z][A-Za-z0-9]*)?|[A-Z][a-z][A-Z]{2,}\d{1,2})$"
 )  # "SIRT6", "mTOR", "p21", "CaMKK2"
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
+_SHORT_SYMBOL = re.compile(r"^[A-Z]\d$")  # "P9", "K8": a symbol too short to stand alone, after a kind noun
 _P_NUMBER = re.compile(r"^p\d{2,3}$")  # "p27", "p62", "p300": a protein named by its mass in kilodaltons
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
 _LOWERCASE_GENE_HEAD = re.compile(r"^[a-z]{3,4}$")  # worm and fly genes: "daf-2", "let-363"
@@ -243,7 +244,7 @@ _OPENING_WORD = re.compile(r"\W*(\w+)")
 _AND_OR = re.compile(r"\b(?:and|or)\b", re.IGNORECASE)
 # Two clauses of one sentence: "; " or ", and" / ", whereas" ... (data/clause_joiners.txt) with a
 # verb on both sides (a relation cue or data/auxiliary_verbs.txt)
-_CLAUSE_JOIN = re.compile(
+CLAUSE_JOIN = re.compile(
     r";|,\s*(?:" + "|".join(re.escape(w) for w in word_tuple("clause_joiners.txt")) + r")\b", re.IGNORECASE
 )
 _SUBJECT_PRONOUNS = word_set("subject_pronouns.txt")
@@ -554,6 +555,15 @@ class _Recogniser:
             ):
                 symbol = w.upper() if _MOUSE_SYMBOL.match(w) else w
                 self.add(i, i + 1, lx.display_name(symbol), _symbol_types(symbol), 1)
+            elif (  # "the secreted protein P9", "another protein, P9, ...": a short symbol a kind noun names
+                self.bio
+                and _SHORT_SYMBOL.match(w)
+                and i > 0
+                and toks[i - 1].key in _GENE_CUES
+                and toks[i - 1].sent == tok.sent
+                and self.joiners[i - 1].strip() in ("", ",")
+            ):
+                self.add(i, i + 1, w, _symbol_types(w), 1)
             elif (
                 self.bio
                 and nxt is not None
@@ -2281,7 +2291,7 @@ def _clause_starts(a: Analysis, text: str, start: int, end: int) -> tuple[list[i
     starts: list[int] = []
     taken_up: set[int] = set()
     lo = start
-    joins = list(_CLAUSE_JOIN.finditer(text, start, end))
+    joins = list(CLAUSE_JOIN.finditer(text, start, end))
     for k, join in enumerate(joins):
         hi = joins[k + 1].start() if k + 1 < len(joins) else end
         verb = _first_verb(a, text, join.end(), hi)

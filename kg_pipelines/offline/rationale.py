@@ -361,6 +361,7 @@ def _introduced_names(context: list[str]) -> dict[str, str]:
 
 
 ANAPHORIC_WORDS = frozenset(data_lines("anaphoric_words.txt"))
+FORM_NOUNS = frozenset(noun_form(w) for w in data_lines("form_nouns.txt"))  # "a supplement of X": X given so
 ABSTRACT_ENDINGS = data_lines("abstract_endings.txt")  # "expression", "activity": a noun of a process
 LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")  # a bulleted or numbered list item's first sentence
 SUBJECT_PRONOUNS = frozenset(data_lines("subject_pronouns.txt"))  # "They ...": the sentence before's subject
@@ -602,6 +603,8 @@ class QuestionParts:
     anchor_written: dict[str, frozenset[str]] = field(default_factory=dict)
     # stems of each of the question's own phrases for a relation ("derived from", "coined the term")
     phrase_stems: list[frozenset[str]] = field(default_factory=list)
+    # the one-word phrases that go on a noun phrase after a name ("women" of "in older Swedish women")
+    name_nouns: list[frozenset[str]] = field(default_factory=list)
     # (stems of a paraphrase-group member the question writes, the stems of each member of its group)
     paraphrases: list[tuple[frozenset[str], tuple[tuple[str, ...], ...]]] = field(default_factory=list)
     asks_setting: bool = False  # "In which country ...", "Where ...": the answer is a setting
@@ -621,6 +624,33 @@ class QuestionParts:
     # the same of the verbs of a relative clause after the wh-phrase ("the tumour suppressor that ...
     # induces p21": induces), what the question says of a thing between its names and the answer
     clause_relations: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+ENCODING_CLASS = "encodes"  # the relation class of a gene and its product
+
+
+def _names_product(
+    graph: ContextGraph, tokens: list[tuple[int, int, str]], noun: int, surfaces: Mapping[str, list[str]]
+) -> bool:
+    """Whether the type noun at ``noun``, followed by an encoding verb, "by" and an anchor, names that
+    anchor itself: "the nuclear receptor encoded by NR1H4" where the graph keeps NR1H4 in the node
+    of the receptor FXR (a gene and its product as one node), which is of that kind."""
+    kind = noun_form(tokens[noun][2])
+    rest = [w.casefold() for _s, _e, w in tokens[noun + 1 : noun + 4]]
+    if kind not in type_nouns() or len(rest) < 3 or rest[1] != "by":
+        return False
+    key = next((k for k, written in surfaces.items() if rest[2] in {w.casefold() for w in written}), None)
+    # the gene's symbol read as another node's name, which the text calls a thing of the kind
+    return key is not None and key != node_key(rest[2]) and _is_kind(graph, key, kind, frozenset())
+
+
+def _phrase_start(tokens: list[tuple[int, int, str]], noun: int) -> int:
+    """The index of the first word of the noun phrase ending at ``noun`` ("the bile acid-sensing
+    nuclear receptor": "bile"), after its article."""
+    start = noun
+    while start > 0 and _content_word(tokens[start - 1][2]) and tokens[start - 1][2].casefold() not in PREPOSITIONS:
+        start -= 1
+    return start
 
 
 def _name_like(word: str, first: bool) -> bool:
@@ -993,6 +1023,16 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     for key in keys:
         if any(key != other and _mentions(other, key) for other in keys):
             anchors.pop(key, None)
+        elif surfaces.get(key) and all(  # "nicotinamide" of "nicotinamide mononucleotide" (NMN)
+            any(
+                node_key(s) != node_key(longer) and _mentions(node_key(longer), node_key(s))
+                for other in keys
+                if other != key
+                for longer in surfaces.get(other, ())
+            )
+            for s in surfaces[key]
+        ):
+            anchors.pop(key, None)
 
     def specificity(key: str) -> tuple:
         df = len(graph.by_entity.get(key, ())) or sum(_mentions(s.key, key) for s in graph.sentences) if graph else 0
@@ -1039,6 +1079,11 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             continue  # "tight junction protein expression": a word of a compound naming a process
         if [w.casefold() for _s, _e, w in tokens[i + 1 : i + 3]] in ([n, "of"] for n in NAME_NOUNS):
             continue  # "the genus name of the bacterium": the bacterium's name, no other thing
+        if st in FORM_NOUNS and (
+            (i + 1 < len(tokens) and tokens[i + 1][2].casefold() == "of")
+            or (i > 0 and _content_word(tokens[i - 1][2]) and tokens[i - 1][2].casefold() not in ARTICLES)
+        ):
+            continue  # "a supplement of the lipid mediator", "antibiotic treatment": the thing in a form
         bridge_nouns.append(st)
     # "Which current name ...", "What is X formally called?" (not "named after whom")
     asks_name = any(w.casefold() in NAME_NOUNS for s, e, w in tokens if in_wh(s)) or any(
@@ -1050,6 +1095,8 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         # "Under which current name is the species now classified ...?": the name is the species'
         wh_noun = bridge_nouns.pop(0)
     relations, verbs = [], []
+    products: set[str] = set()
+    product_words: set[str] = set()
     verb_classes: list[tuple[int, int, str]] = []
     said_as: dict[str, set[str]] = {}
     subjects: dict[str, str] = {}
@@ -1064,6 +1111,17 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             if subordinate and _names_nothing_after(question, tokens, c.end, anchor_tokens):
                 continue  # "the enzyme that controls the slowest step": a description, no relation asked
             cls = _relation_of(c.cue.tag)
+            if (
+                cls == ENCODING_CLASS
+                and adjacent is not None
+                and graph is not None
+                and _names_product(graph, tokens, adjacent, surfaces)
+            ):
+                # "the nuclear receptor encoded by NR1H4": the graph keeps a gene and its product in one
+                # node, so the phrase names the anchor itself, not a thing between it and the answer
+                products.add(noun_form(tokens[adjacent][2]))
+                product_words.update(stem(w) for _s, _e, w in tokens[_phrase_start(tokens, adjacent) : adjacent + 4])
+                continue
             if cls not in relations:
                 relations.append(cls)
             verbs.append((c.start, c.end, c.cue.base or c.surface))
@@ -1080,16 +1138,22 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 subject = next((k for k in ordered if word in {stem(w) for w in k.split()}), None)
                 if subject is not None:
                     subjects.setdefault(cls, subject)
+    bridge_nouns = [n for n in bridge_nouns if n not in products]
     stems = frozenset(
         stem(w)
         for w in words(question)
-        if _content_word(w) and stem(w) not in wh_stems and stem(w) not in anchor_words and noun_form(w) not in nouns
+        if _content_word(w)
+        and stem(w) not in wh_stems
+        and stem(w) not in anchor_words
+        and stem(w) not in product_words
+        and noun_form(w) not in nouns
     )
     meant: dict[str, frozenset[str]] = {}
     cue_spans = [(c.start, c.end) for c in a.cues]
-    phrases = _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans)
+    phrases, after_names = _relation_phrases(question, tokens, (wh_first, wh_end), anchor_tokens, cue_spans)
     phrases += _nominal_relation(question, tokens, wh_first, anchor_tokens)
     phrase_stems = [frozenset(stem(w) for w in words(p) if _content_word(w)) for p in phrases]
+    name_nouns = [phrase_stems[k] for k in sorted(after_names) if phrase_stems[k]]
     for phrase in phrases:
         cls = relation_by_meaning(phrase)
         if cls is None:
@@ -1176,6 +1240,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         anchor_described=anchor_described,
         anchor_written={key: frozenset(stem(w) for w in words(" ".join(surfaces.get(key, [])))) for key in ordered},
         phrase_stems=[p for p in phrase_stems if p],
+        name_nouns=name_nouns,
         paraphrases=_paraphrases(question, anchor_words),
         asks_name=asks_name,
         asks_setting=wh_start is not None
@@ -1550,14 +1615,17 @@ ARTICLES = frozenset(data_lines("articles.txt"))
 
 def _relation_phrases(
     question: str, tokens: list[tuple[int, int, str]], wh_span: tuple[int, int], anchor_tokens: set[int], cue_spans
-) -> list[str]:
+) -> tuple[list[str], set[int]]:
     """The question's own wording of a relation the lexicon does not know: each run of content words
     after the wh-phrase that is no anchor, type noun or relation cue (articles inside it kept), with
-    the particle after it ("switch on", "attach to", "add phosphate to")."""
+    the particle after it ("switch on", "attach to", "add phosphate to"); and the indices of the
+    one-word runs that go on a noun phrase after a name in it ("women" of "in older Swedish women")."""
+    nouns_after_names: set[int] = set()
     nouns = type_nouns()
     phrases: list[str] = []
     run: list[int] = []
     nominal = False
+    named_in_phrase = False  # the last name came inside a noun phrase ("in older Swedish women")
 
     def close(next_index: int) -> None:
         if run:
@@ -1565,6 +1633,8 @@ def _relation_phrases(
             if next_index < len(tokens) and tokens[next_index][2].casefold() in PARTICLES:
                 end = next_index
             phrases.append(question[tokens[run[0]][0] : tokens[end][1]])
+            if named_in_phrase and len(run) == 1 and run[0] - 1 in anchor_tokens:
+                nouns_after_names.add(len(phrases) - 1)
         run.clear()
 
     for i, (start, _end, word) in enumerate(tokens):
@@ -1575,6 +1645,7 @@ def _relation_phrases(
             nominal = False
         if wh_span[0] <= start < wh_span[1] or i in anchor_tokens or in_cue or noun_form(low) in nouns:
             close(i)
+            named_in_phrase = i in anchor_tokens and (nominal or (named_in_phrase and i - 1 in anchor_tokens))
             nominal = False
             continue
         if low in VERB_ADVERBS:
@@ -1589,7 +1660,7 @@ def _relation_phrases(
             close(i)
             nominal = low in PARTICLES or low in ARTICLES
     close(len(tokens))
-    return phrases
+    return phrases, nouns_after_names
 
 
 NOMINAL_WORDS = 3  # content words of the noun a copular question asks through ("a partner receptor for which")
@@ -1777,8 +1848,12 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
         return True
     if any(_head(surface) == noun for surface in _surfaces(graph, key)):
         return True  # "fibroblast growth factor 23 (FGF23)": the name the text writes ends in the kind
-    if _described_as(graph, key, noun) is not None or _listed_as(graph, key, noun):
-        return True
+    if (
+        _described_as(graph, key, noun, written_as=True) is not None
+        or _listed_as(graph, key, noun)
+        or _designated(graph, key, noun)
+    ):
+        return True  # as it is named, or in a form the text writes it ("the cytokines TNF and IL-6")
     acts = _agent_relation(noun)
     if acts is not None and any(
         source == key and acts in {_relation_of(t) for t in tags}
@@ -1792,6 +1867,19 @@ def _is_kind_noun(graph: ContextGraph, key: str, noun: str) -> bool:
     described = node_key(description)
     others = [words(k) for k in graph.names if k != key and _mentions(described, k)]
     return _calls(words(description), words(key), noun, others, text=description)
+
+
+DESIGNATED_KINDS = dict(data_table("designated_kinds.tsv"))  # kind noun -> type of the name designated
+
+
+def _designated(graph: ContextGraph, key: str, noun: str) -> bool:
+    """Whether a sentence writes entity ``key``, of the type ``DESIGNATED_KINDS`` gives ``noun``, with
+    a designation right after its name ("Lactobacillus reuteri ATCC PTA 6475": a strain)."""
+    if DESIGNATED_KINDS.get(noun) != graph.types.get(key):
+        return False
+    forms = "|".join(_written_pattern(form) for form in sorted({key, *_surfaces(graph, key)}))
+    designated = re.compile(rf"(?i:\b(?:{forms}))\s+(?:[A-Z]{{2,}}|[A-Za-z]*\d)[\w-]*\b")
+    return any(designated.search(graph.sentences[p].text) for p in graph.by_entity.get(key, ()))
 
 
 @functools.cache
@@ -1873,6 +1961,34 @@ def _abbreviates(word: str, noun: str) -> bool:
 
 
 MOLECULE_TYPES = frozenset({"protein", "gene"})  # types whose things come in many kinds (kinase, receptor ...)
+
+
+SUBKIND_WORDS = 3  # the words before a kind noun read as what kind of it the text says a name is
+
+
+def _called_another_subkind(q: QuestionParts, graph: ContextGraph, key: str) -> bool:
+    """Whether the text calls entity ``key`` the asked kind with describing words of which the
+    wh-phrase, describing its own, writes none: "the nuclear receptor PPAR-gamma" is no answer to
+    "which G protein-coupled receptor" (a word may contain the other: "the calcium-dependent kinase"
+    answers "which calcium-regulated kinase"); a family named by a member ("the BCL-2 family
+    proteins") describes no kind."""
+    if q.wh_noun is None or not q.wh_describing:
+        return False
+    asked = [w.casefold() for w in words(q.text[q.wh_first : q.wh_end]) if _content_word(w)]
+    for form in {key, *_surfaces(graph, key)}:
+        for _p, sentence_words, i in _written_at(graph, form, graph.by_entity.get(key, ())):
+            if i < 2 or noun_form(sentence_words[i - 1]) != q.wh_noun:
+                continue
+            run = []
+            for w in reversed(sentence_words[max(0, i - 1 - SUBKIND_WORDS) : i - 1]):
+                if not _content_word(w) or w in PREPOSITIONS:
+                    break
+                run.append(w.casefold())
+            if not run or any(any(c.isdigit() for c in w) or w in COLLECTIVE_NOUNS for w in run):
+                continue
+            if not any(m in w or w in m for m in run for w in asked):
+                return True
+    return False
 
 
 def _subkind(q: QuestionParts) -> bool:
@@ -2508,7 +2624,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
                 )
             pair_classes = {_relation_of(t) for t in tags}
             stated |= pair_classes
-            other_verb.append(bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations))
+            # (not a verb of a paraphrase of the asked one: "the CDKN2A locus produces p16INK4a" for "encoded at")
+            in_other_words = {full_stem(w) for t in tags for w in t.split()} & {
+                w for r in q.relations for member in q.relation_paraphrases.get(r, ()) for w in member
+            }
+            other_verb.append(
+                bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations) and not in_other_words
+            )
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
                 if i == 0 and (start is None or start not in sentence.entities):  # it names the anchors
@@ -2564,7 +2686,12 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # the words of a sentence the first one refers back to hold the question's words in theirs too
         said = (*before, *chain.positions) if sentences[0].referred else chain.positions
         stems |= _held_by_paraphrase(q, graph, said)
-        chain.phrase_stated = any(p <= stems and not p & lent for p in q.phrase_stems)
+        # a noun after a name ("women" of "in older Swedish women") states nothing while a longer phrase of
+        # the question ("lowered fracture rates") is wholly unsaid
+        unsaid = any(len(p) > 1 and not p & stems for p in q.phrase_stems)
+        chain.phrase_stated = any(
+            p <= stems and not p & lent and not (unsaid and p in q.name_nouns) for p in q.phrase_stems
+        )
         # the words the question describes an anchor with, said of it anywhere in the text or its node
         # description ("the lipid mediator OEA": "Oleoylethanolamide (OEA) is an endogenous lipid mediator")
         for anchor in hit:
@@ -2593,6 +2720,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             and not _other_place(chain.candidate, q.wh_noun)
             and not _names_the_kind(q, chain.candidate)
             and _named_as(graph, chain.candidate, q.wh_names)
+            and not _called_another_subkind(q, graph, chain.candidate)
         )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         chain.kind_said = (
@@ -3011,6 +3139,7 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
         and (q.answer_role is not None or not (chain.clause_stated or _bridge_described(q, graph, chain.bridge, False)))
         and not _phrase_between(q, graph, chain)
         and not _glossed(graph, chain.candidate, chain.bridge, chain.positions[-1])  # "daf-15 (the worm Raptor gene)"
+        and not _joined_as_asked(q, graph, chain)
     ):
         # "Which kinase activates the sensor X switches on?": the hop to the answer is the question's
         # own verb; a sentence that only names the answer beside the bridge (a list) does not state it.
@@ -3344,6 +3473,9 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
+    ranked = _rank_unmet(q, graph, chain)
+    if ranked:  # "X is the most potent agonist, while bile acids act as antagonists": X ranked, not they
+        return f"the sentence naming the answer does not rank it ('{ranked}'), as the question does"
     if chain.bridge is not None and all(_kind_word(w) for w in words(chain.bridge)):
         # "bacteria", "the cells": through a kind, anything of it links to anything else
         return (
@@ -3483,29 +3615,86 @@ def _ranks(word: str) -> bool:
     )
 
 
+COMPANION = re.compile(
+    rf"(?i)\b(?:{phrase_alternation('companion_phrases.txt')}),?\s+(?:this|that|these|those|the same)\b"
+)
+
+
+def _joined_as_asked(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the question asks for what goes with the bridge ("Which other factor does the worm
+    need, together with that one, ...?") and the last sentence lists the answer beside it ("requires
+    the transcription factors PHA-4 and SKN-1"): the listing is then the relation asked."""
+    return COMPANION.search(q.text) is not None and _listed_with(
+        graph, chain.positions[-1], chain.bridge, chain.candidate
+    )
+
+
+def _predicate_words(q: QuestionParts) -> list[str]:
+    """The words of the noun phrase a copula right after the wh-phrase says the answer is, up to its
+    preposition ("Which molecule is the most potent activator of FXR?": the most potent activator)."""
+    rest = q.text[q.wh_end :].split()
+    if not rest or rest[0].casefold() not in BE_WORDS:
+        return []
+    found = []
+    for w in rest[1:]:
+        if w.casefold() in PREPOSITIONS or w.casefold() in WH_PHRASE_ENDS:
+            break
+        found.append(w)
+    return found
+
+
 def _rank_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     """The word by which the wh-phrase ranks the answer ("What is the strongest natural agonist of
     ...?") when the sentence naming the answer ranks nothing; else ''."""
-    asked = [w for w in words(q.text[q.wh_first : q.wh_end]) if w.casefold() in RANK_ASKING]
-    if not asked or any(_ranks(w) for w in words(graph.sentences[chain.positions[-1]].text)):
+    asked = [w for w in [*words(q.text[q.wh_first : q.wh_end]), *_predicate_words(q)] if w.casefold() in RANK_ASKING]
+    if not asked or any(
+        _ranks(w) for w in words(_clause_writing(graph.sentences[chain.positions[-1]], chain.candidate))
+    ):
         return ""
     return asked[0]
+
+
+def _clause_writing(sentence: ContextSentence, key: str) -> str:
+    """The clauses of the sentence that write entity ``key`` ("X is the most potent agonist, while
+    bile acids act as antagonists": the first for X); the whole text when none is found."""
+    from kg_pipelines.offline.entities import CLAUSE_JOIN
+
+    surfaces = [w for w, k in sentence.written.items() if k == key] or [key]
+    pattern = "|".join(_written_pattern(w) for w in surfaces)
+    found = [c for c in CLAUSE_JOIN.split(sentence.text) if re.search(rf"(?i)\b(?:{pattern})\b", c)]
+    return " ".join(found) or sentence.text
 
 
 def _set_otherwise(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     """The place a sentence of the chain opens on ("In ileal enterocytes, ..."), when the question
     opens on another one ("Inside hepatocytes, ..."): no content word or organism in common; else ''
     (not "In the second pathway, ...": an ordinal names one of the things the text counted)."""
-    asked = OPENING_SETTING.match(q.text)
-    if asked is None:
+    opening = OPENING_SETTING.match(q.text)
+    asked = [opening.group(1)] if opening is not None else []
+    # "... induces which protein in hepatocytes ...": a thing the question names as its setting later,
+    # against a sentence opening on another named thing ("In ileal enterocytes, ..."; not "In that study")
+    later = [
+        q.anchor_names[a]
+        for a in q.anchors
+        if a not in q.required
+        and not organisms_in(q.anchor_names[a])
+        and re.search(rf"(?i)\b(?:in|inside|within)\s+(?:the\s+)?{re.escape(q.anchor_names[a])}\b", q.text)
+    ]
+    if not asked and not later:
         return ""
     for position in chain.positions:
-        said = OPENING_SETTING.match(graph.sentences[position].text)
+        sentence = graph.sentences[position]
+        said = OPENING_SETTING.match(sentence.text)
         if said is None or set(words(said.group(1))) & ORDINAL_WORDS:
             continue
-        a, b = asked.group(1), said.group(1)
-        same_words = {stem(w) for w in words(a) if _content_word(w)} & {stem(w) for w in words(b) if _content_word(w)}
-        if not same_words and not organisms_in(a) & organisms_in(b):
+        b = said.group(1)
+        if not asked and not any(_mentions(node_key(b), k) for k in sentence.entities):
+            continue
+        here = {stem(w) for w in words(b) if _content_word(w)}
+        if not any(
+            {stem(w) for w in words(a) if _content_word(w)} & here or organisms_in(a) & organisms_in(b)
+            for a in asked or later
+        ):
             return b.strip()
     return ""
 
