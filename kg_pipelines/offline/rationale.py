@@ -626,9 +626,6 @@ class QuestionParts:
     clause_relations: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-ENCODING_CLASS = "encodes"  # the relation class of a gene and its product
-
-
 def _names_product(
     graph: ContextGraph, tokens: list[tuple[int, int, str]], noun: int, surfaces: Mapping[str, list[str]]
 ) -> bool:
@@ -1112,7 +1109,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 continue  # "the enzyme that controls the slowest step": a description, no relation asked
             cls = _relation_of(c.cue.tag)
             if (
-                cls == ENCODING_CLASS
+                cls == ENCODES
                 and adjacent is not None
                 and graph is not None
                 and _names_product(graph, tokens, adjacent, surfaces)
@@ -1766,7 +1763,7 @@ class ExtractiveAnswer:
     reason: str = ""  # why it is not supported (empty when it is)
 
 
-ENCODES = "encodes"  # the relation class a gloss "(the worm X gene)" states
+ENCODES = "encodes"  # the relation class of a gene and its product (a gloss "(the worm X gene)" states it)
 GENE_NOUN = "gene"
 GENE_NOUNS = frozenset({GENE_NOUN, "locus"})  # the kinds a question asking what encodes a thing names
 KIND_SAID_WEIGHT = 1.0  # an answer the text calls the asked kind outranks one only typed as it
@@ -3121,9 +3118,9 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     unmet = _qualifier_unmet(q, graph, chain)
     if unmet:
         return f"no connecting sentence says it of {unmet}, as the question asks"
-    ranked = _rank_unmet(q, graph, chain)
-    if ranked:
-        return f"the sentence naming the answer does not rank it ('{ranked}'), as the question does"
+    unranked = _unranked(q, graph, chain)
+    if unranked:
+        return unranked
     elsewhere = _set_otherwise(q, graph, chain)
     if elsewhere:
         return f"the connecting sentence is set in {elsewhere}, not where the question is"
@@ -3473,9 +3470,9 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     describes on the way ("the protein that X produces": ``_is_the_described``)."""
     if chain.bridge is None and _is_the_described(q, graph, chain):
         return "the answer found is the thing the question describes, not what it asks about"
-    ranked = _rank_unmet(q, graph, chain)
-    if ranked:  # "X is the most potent agonist, while bile acids act as antagonists": X ranked, not they
-        return f"the sentence naming the answer does not rank it ('{ranked}'), as the question does"
+    unranked = _unranked(q, graph, chain)
+    if unranked:  # "X is the most potent agonist, while bile acids act as antagonists": X ranked, not they
+        return unranked
     if chain.bridge is not None and all(_kind_word(w) for w in words(chain.bridge)):
         # "bacteria", "the cells": through a kind, anything of it links to anything else
         return (
@@ -3652,6 +3649,12 @@ def _rank_unmet(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     ):
         return ""
     return asked[0]
+
+
+def _unranked(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
+    """Why the chain does not answer a question that ranks its answer (see ``_rank_unmet``), else ''."""
+    ranked = _rank_unmet(q, graph, chain)
+    return f"the sentence naming the answer does not rank it ('{ranked}'), as the question does" if ranked else ""
 
 
 def _clause_writing(sentence: ContextSentence, key: str) -> str:
