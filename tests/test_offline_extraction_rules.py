@@ -323,3 +323,18 @@ def test_a_letter_and_a_digit_after_a_kind_noun_is_a_protein_symbol():
     assert "P9" in names("Another secreted protein, P9, stimulated the release of GLP-1 from L cells in mice.")
     assert "P9" in names("The secreted protein P9 stimulated GLP-1 release in mice.")
     assert "P9" not in names("Panel P9 of the figure shows GLP-1 release in mice.")
+
+
+def test_a_family_name_and_a_member_letter_is_one_protein():
+    # "lamin B1", "cyclin D1": a protein family's lower-case name and the capital letter of one member
+    got = typed("Senescent cells lose the nuclear lamina protein lamin B1, and liver cells accumulate cyclin D1.")
+    assert got.get("Lamin B1") == "protein" and got.get("Cyclin D1") == "protein", got
+    # words listed as no family name keep their letter out: "protein A", "domain B"
+    got = typed("In liver cells, protein A binds antibodies through domain B of the receptor in serum cells.")
+    assert not any(name.endswith((" A", " B")) for name in got), got
+
+
+def test_a_hormone_named_by_common_words_is_a_listed_protein():
+    # "growth hormone" is written like a phrase of common words; the gazetteer lists it and its receptor
+    got = typed("In dwarf mice, growth hormone signalling is lost because the growth hormone receptor gene is deleted.")
+    assert got.get("Growth Hormone") == "protein" and got.get("Growth Hormone Receptor") in ("protein", "gene"), got

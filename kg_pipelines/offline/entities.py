@@ -102,6 +102,7 @@ _SYMBOL = re.compile(
 )  # "SIRT6", "mTOR", "p21", "CaMKK2"
 _MOUSE_SYMBOL = re.compile(r"^[A-Z][a-z]{2,4}\d{1,2}[a-z]?$")
 _SHORT_SYMBOL = re.compile(r"^[A-Z]\d$")  # "P9", "K8": a symbol too short to stand alone, after a kind noun
+_MEMBER_LETTER = re.compile(r"^[A-Z]\d{0,2}$")  # "B1" in "lamin B1", "D" in "cyclin D"
 _P_NUMBER = re.compile(r"^p\d{2,3}$")  # "p27", "p62", "p300": a protein named by its mass in kilodaltons
 _SYMBOL_HEAD = re.compile(r"^[A-Z][A-Za-z]{1,5}$")
 _LOWERCASE_GENE_HEAD = re.compile(r"^[a-z]{3,4}$")  # worm and fly genes: "daf-2", "let-363"
@@ -613,16 +614,21 @@ class _Recogniser:
                 and not self._shouted(i)
             ):
                 self.add(i, i + 1, w, _symbol_types(w), 3)  # an undefined all-caps word in biomedical text
-            # "caspase-3", "interleukin-6": a protein name and a number
+            # "caspase-3", "interleukin-6", "lamin B1", "cyclin D1": a protein family's name and the
+            # number or capital letter of one member
+            member = nxt is not None and (
+                nxt.text.isdigit()
+                and len(nxt.text) <= 2
+                and (self.joiners[i] == "-" or self.joiners[i] == " " and tok.key.endswith(("ase", "leukin")))
+                or _MEMBER_LETTER.match(nxt.text)
+                and self.joiners[i] == " "
+            )
             if (
                 self.bio
-                and nxt is not None
+                and member
                 and tok.key.endswith(_NUMBERED_PROTEIN)
                 and tok.key not in _NOT_NUMBERED
-                and (self.joiners[i] == "-" or self.joiners[i] == " " and tok.key.endswith(("ase", "leukin")))
                 and len(tok.key) >= 5
-                and nxt.text.isdigit()
-                and len(nxt.text) <= 2
                 and tok.sent == nxt.sent
                 and tok.text.isalpha()
                 and tok.key not in lx.STOPWORDS

@@ -116,6 +116,7 @@ def _opens_clause(question: str, tokens: list[tuple[int, int, str]], last: int, 
 PREPOSITIONS = frozenset("of in from on at for with by to into among within through via after against".split())
 # words that end the wh-phrase's noun phrase ("Which residue on the alpha subunit ...": a residue)
 NAME_NOUNS = frozenset({"name", "names"})  # "which current name": the name of a thing, not a kind
+SORT_NOUNS = frozenset(data_lines("sort_nouns.txt"))  # "which kind of cell": a cell
 NAMING_VERBS = frozenset({"called", "named", "classified", "renamed"})  # "What is X now called?"
 WH_PHRASE_ENDS = frozenset("of that in from on at for with by to into among within whose which who".split())
 MAX_BRIDGES = 3
@@ -815,9 +816,12 @@ def _relative(question: str, tokens: list[tuple[int, int, str]], i: int, nouns: 
     """Whether the question word at token ``i`` (mid-question) opens a relative clause: before an
     article ("the inflammation to which the secretory phenotype contributes"), or after a comma or a
     preposition and before no type noun ("The ELDERMET cohort, which contrasted ...", "the route by
-    which low doses act"; not "Besides X, which protein ...")."""
-    following = tokens[i + 1][2].casefold() if i + 1 < len(tokens) else ""
-    after = i > 0 and ("," in question[tokens[i - 1][1] : tokens[i][0]] or tokens[i - 1][2].casefold() in PREPOSITIONS)
+    which low doses act"; not "Besides X, which protein ...", nor "..., which DNA methylation
+    algorithm ...": after a comma, a name opens the asked phrase, as a relative clause's verb does not)."""
+    written = tokens[i + 1][2] if i + 1 < len(tokens) else ""
+    following = written.casefold()
+    comma = i > 0 and "," in question[tokens[i - 1][1] : tokens[i][0]]
+    after = comma and not _name_like(written, False) or i > 0 and tokens[i - 1][2].casefold() in PREPOSITIONS
     return following in ARTICLES or (after and noun_form(following) not in nouns)
 
 
@@ -910,6 +914,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
                 wh_noun = noun_form(possessor)
                 j += 1
                 break
+            if low in SORT_NOUNS and j + 2 < len(tokens) and tokens[j + 1][2].casefold() == "of":
+                j = phrase_start = j + 2  # "Which kind of senescent cell ...": the phrase after "of" asks
+                continue
             if low in NAME_NOUNS:
                 # "What is the current name of the probiotic species ...?": a name is of the thing
                 # after "of"; the words before it ("current", "formal") say no kind
@@ -1798,9 +1805,10 @@ def _is_kind(graph: ContextGraph, key: str, noun: str | None, types: frozenset[s
             and not _is_kind_noun(graph, key, noun)
         )
     nouns = kind_synonyms().get(noun, (noun,))
-    if (not types or noun not in RELATIONAL_NOUNS) and _named_before(graph, key, nouns):
+    if (not types or noun not in RELATIONAL_NOUNS) and _named_before(graph, key, nouns, singular=True):
         # written right before the kind: "the ELDERMET study", "NF-kB signalling" (a pathway); not
-        # "the insulin receptor", which names another thing related to it (``RELATIONAL_NOUNS``)
+        # "the insulin receptor", which names another thing related to it (``RELATIONAL_NOUNS``), nor
+        # "autophagy proteins", things of that kind the name says what they work in
         return True
     return any(_is_kind_noun(graph, key, n) for n in nouns)
 
@@ -1824,15 +1832,16 @@ def _spelled_as_other_kind(graph: ContextGraph, key: str, noun: str) -> bool:
     return bool(heads) and not heads & {"", *kind_synonyms().get(noun, (noun,))}
 
 
-def _named_before(graph: ContextGraph, key: str, nouns: Iterable[str]) -> bool:
+def _named_before(graph: ContextGraph, key: str, nouns: Iterable[str], singular: bool = False) -> bool:
     """Whether a sentence writes entity ``key`` right before one of ``nouns`` ("the ELDERMET study",
     "the PLACIDE trial"), as it names it or in a form the text writes it ("NF-kB signalling" for
-    NF-κB): the name of one of that kind."""
+    NF-κB): the name of one of that kind; with ``singular``, only a noun written in the singular."""
     nouns = set(nouns)
     for form in {key, *_surfaces(graph, key)}:
         n = len(words(form))
         for _p, sentence_words, i in _written_at(graph, form, graph.by_entity.get(key, ())):
-            if i + n < len(sentence_words) and noun_form(sentence_words[i + n]) in nouns:
+            after = sentence_words[i + n] if i + n < len(sentence_words) else ""
+            if noun_form(after) in nouns and not (singular and noun_form(after) != after.casefold()):
                 return True
     return False
 
@@ -2972,8 +2981,28 @@ def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: 
     if q.answer_role is None:
         return False
     forward = (answer, before) if q.answer_role == "source" else (before, answer)
+    if _object_of_a_later_verb(q, before):
+        # "What does X secrete to inhibit NF-kB?": NF-kB is what the answer inhibits, whatever "secrete" asks
+        forward = (answer, before)
     backward = (forward[1], forward[0])
     return backward in sentence.directed and forward not in sentence.directed
+
+
+def _latin(key: str) -> str:
+    """``key`` with each Greek letter written as its name's initial, as texts often do ("NF-kB")."""
+    return "".join(greek_letters().get(c, c)[0] if len(c) == 1 and c in greek_letters() else c for c in key)
+
+
+def _object_of_a_later_verb(q: QuestionParts, anchor: str) -> bool:
+    """Whether the question writes ``anchor`` right after a relation verb of its own after the
+    wh-phrase (an article between or not): that verb's object, which the answer acts on."""
+    for start, end, _base in q.relation_verbs:
+        after = words(q.text[end:])[:5]
+        if after[:1] and after[0].casefold() in ARTICLES:
+            after = after[1:]
+        if start > q.wh_end and any(_latin(node_key(" ".join(after[:n]))) == _latin(anchor) for n in range(1, 5)):
+            return True
+    return False
 
 
 CLAUSE_GAP_WORDS = 4  # words at most between an anchor and the bridge a clause relates
@@ -3489,6 +3518,10 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         return "the answer found comes after what the question's verb acts on, not as its subject"
     if chain.bridge is None and _called_as_the_bridge(q, graph, chain.candidate):
         return "the answer found is what the question calls the thing between, not the kind it asks for"
+    if q.answer_role is None and chain.bridge is None and chain.other_verb_before and _asked_in_passive(q):
+        # "Which gene is mutated in Snell mice?": "... carry mutations that prevent the development of
+        # pituitary cells producing growth hormone" writes "producing" before growth hormone
+        return "the verb the text writes before that answer is not the one the question asks about"
     before_wh = q.text[: q.wh_first].split()[-1:]
     if q.answer_role != "target" or (before_wh and before_wh[0].casefold() in PREPOSITIONS):
         return ""  # "Through which receptor does X ...": the answer is the preposition's, not the verb's
@@ -3504,6 +3537,18 @@ def _wrong_role(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
         # synthesis of vitamin D" writes "promote" before phosphate, so phosphate is no answer
         return "the verb the text writes before that answer is not the one the question asks about"
     return ""
+
+
+def _asked_in_passive(q: QuestionParts) -> bool:
+    """Whether the wh-phrase is followed by a passive with no agent ("Which gene is mutated in ..."):
+    the answer is what the verb acts on."""
+    after = words(q.text[q.wh_end :])[:3]
+    return (
+        len(after) >= 2
+        and after[0].casefold() in BE_AFTER_WH
+        and after[1].casefold().endswith("ed")
+        and (len(after) < 3 or after[2].casefold() != "by")
+    )
 
 
 def _called_as_the_bridge(q: QuestionParts, graph: ContextGraph, key: str) -> bool:
