@@ -821,7 +821,7 @@ def _relative(question: str, tokens: list[tuple[int, int, str]], i: int, nouns: 
     written = tokens[i + 1][2] if i + 1 < len(tokens) else ""
     following = written.casefold()
     comma = i > 0 and "," in question[tokens[i - 1][1] : tokens[i][0]]
-    after = comma and not _name_like(written, False) or i > 0 and tokens[i - 1][2].casefold() in PREPOSITIONS
+    after = (comma and not _name_like(written, False)) or (i > 0 and tokens[i - 1][2].casefold() in PREPOSITIONS)
     return following in ARTICLES or (after and noun_form(following) not in nouns)
 
 
@@ -2990,17 +2990,21 @@ def _reversed(q: QuestionParts, sentence: ContextSentence, before: str, answer: 
 
 def _latin(key: str) -> str:
     """``key`` with each Greek letter written as its name's initial, as texts often do ("NF-kB")."""
-    return "".join(greek_letters().get(c, c)[0] if len(c) == 1 and c in greek_letters() else c for c in key)
+    letters = greek_letters()
+    return "".join(letters[c][0] if c in letters else c for c in key)
 
 
 def _object_of_a_later_verb(q: QuestionParts, anchor: str) -> bool:
     """Whether the question writes ``anchor`` right after a relation verb of its own after the
     wh-phrase (an article between or not): that verb's object, which the answer acts on."""
+    wanted = _latin(anchor)
     for start, end, _base in q.relation_verbs:
+        if start <= q.wh_end:
+            continue
         after = words(q.text[end:])[:5]
         if after[:1] and after[0].casefold() in ARTICLES:
             after = after[1:]
-        if start > q.wh_end and any(_latin(node_key(" ".join(after[:n]))) == _latin(anchor) for n in range(1, 5)):
+        if any(_latin(node_key(" ".join(after[:n]))) == wanted for n in range(1, 5)):
             return True
     return False
 
