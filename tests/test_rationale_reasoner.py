@@ -2336,3 +2336,82 @@ def test_a_verb_written_before_the_answer_that_the_question_does_not_ask_refuses
         "and these rats live longer than their siblings."
     ]
     assert_refuses("Which gene is mutated in Lewis dwarf rats?", context, known_names=["rats", "pituitary cells"])
+
+
+def test_a_question_that_denies_as_the_sentence_does_is_answered():
+    # the question itself says "but not in females": the sentence's "but not females" agrees with it
+    context = [
+        "Transgenic overexpression of SIRT6 lengthened the lifespan of male mice but not female mice. "
+        "SIRT7 supports ribosomal gene silencing."
+    ]
+    names = ["SIRT6", "SIRT7", "male mice", "female mice"]
+    asked = "Overexpressing which sirtuin as a transgene lengthened lifespan in male mice but not in female mice?"
+    assert_answers(asked, context, "SIRT6", known_names=names)
+    assert_refuses("Overexpressing which sirtuin lengthened lifespan in female mice?", context, known_names=names)
+
+
+def test_an_anchor_described_by_another_sentence_lends_its_names():
+    # "navitoclax (ABT-263), the BCL-2/BCL-xL inhibitor": the sentence before says it inhibits them;
+    # an adverse effect is a disease or phenotype
+    context = [
+        "Navitoclax (ABT-263) inhibits BCL-2 and BCL-xL. Navitoclax removed senescent haematopoietic stem cells in "
+        "mice, but it causes thrombocytopenia. Fisetin is a flavonoid."
+    ]
+    names = ["Navitoclax", "ABT-263", "BCL-2", "BCL-xL", "thrombocytopenia", "Fisetin", "mice"]
+    asked = (
+        "Which adverse effect limits navitoclax (ABT-263), the BCL-2/BCL-xL inhibitor that removed senescent "
+        "blood-forming stem cells in mice?"
+    )
+    assert_answers(asked, context, "thrombocytopenia", known_names=names)
+    # the sentence naming BCL-2 and BCL-xL says another drug inhibits them: the description is not met
+    other = [context[0].replace("Navitoclax (ABT-263) inhibits", "Venetoclax (ABT-199) inhibits")]
+    assert_refuses(asked.replace(" (ABT-263)", ""), other, known_names=[*names, "Venetoclax", "ABT-199"])
+
+
+def test_a_name_set_apart_is_not_required_and_the_answering_sentence_may_name_the_described_thing():
+    # "Besides X, ...": X is what the answer is not, so no sentence need connect it; "in resected
+    # tissue" is written in the sentence that answers, past the bridge
+    context = [
+        "Pasteurized Akkermansia improved insulin sensitivity in a pilot study. Roseburia intestinalis is another "
+        "candidate next-generation probiotic, but its strict intolerance of oxygen makes it hard to formulate.",
+        "A low abundance of Roseburia intestinalis in resected tissue predicted postoperative recurrence of "
+        "Crohn's disease. Bacteroides fragilis produces polysaccharide A.",
+    ]
+    names = ["Roseburia intestinalis", "Crohn's disease", "Bacteroides fragilis", "Akkermansia", "oxygen"]
+    asked = (
+        "Besides pasteurized Akkermansia, a review names an oxygen-intolerant commensal as a candidate "
+        "next-generation probiotic; low levels of that commensal in resected tissue predicted postoperative "
+        "recurrence of which disease?"
+    )
+    assert_answers(asked, context, "Crohn's disease", known_names=names)
+
+
+def test_adverbs_of_degree_are_one_paraphrase_group():
+    # "acts chiefly in which organ?": the sentence writes "acts primarily in the kidney"
+    context = [
+        "The klotho gene was found by chance in 1997, when a transgene insertion disrupted it in mice. "
+        "Membrane-bound alpha-Klotho acts primarily in the kidney as a co-receptor for FGF23. "
+        "Secreted Klotho circulates in the blood."
+    ]
+    names = ["klotho", "kidney", "FGF23", "mice", "blood"]
+    asked = (
+        "The membrane-bound form of the protein whose gene was disrupted by chance in mice in 1997 acts chiefly "
+        "in which organ?"
+    )
+    assert_answers(asked, context, "kidney", known_names=names)
+
+
+def test_only_names_written_in_a_description_of_another_are_lent():
+    # the names a sentence describing an anchor may lend: in parentheses or an appositive after it,
+    # not the name the question is about ("Snell dwarf mice" is the subject of its own clause)
+    from kg_pipelines.offline.rationale import _in_apposition
+
+    described = "Which adverse effect limits navitoclax (ABT-263), the BCL-2/BCL-xL inhibitor that clears cells?"
+    assert [_in_apposition(described, k) for k in ("abt 263", "bcl 2", "bcl xl", "navitoclax")] == [
+        True,
+        True,
+        True,
+        False,
+    ]
+    about = "Which gene is mutated in Snell dwarf mice, blocking the development of growth-hormone-producing cells?"
+    assert not _in_apposition(about, "snell dwarf mice")

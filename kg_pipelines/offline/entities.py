@@ -120,7 +120,7 @@ _NOT_DRUGS = word_set("not_drugs.txt")
 _NOT_HYPER = word_tuple("not_hyper.txt")
 _NOT_CHEMICAL_ENDINGS = word_tuple("not_chemical_endings.txt")
 _CHEMICAL_MODIFIER = word_tuple("chemical_modifier.txt")
-_AA3 = "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val"
+_AA3 = "|".join(word_tuple("amino_acid_codes.txt"))
 _VARIANT = re.compile(
     r"\brs\d{3,}\b"
     r"|\b[cgmp]\.[A-Za-z*]{0,3}-?\d+[A-Za-z0-9_+*>-]*[A-Za-z]\b"

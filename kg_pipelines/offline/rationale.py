@@ -77,6 +77,7 @@ from kg_pipelines.graph.sibling_names import greek_letters
 from kg_pipelines.graph.species_context import organisms_in
 from kg_pipelines.ingestion.names import node_key
 from kg_pipelines.llm.grounding import STOP_WORDS, words
+from kg_pipelines.offline import quantities
 from kg_pipelines.offline.cue_words import NEGATION, data_lines, data_table, phrase_alternation
 from kg_pipelines.offline.vocabulary import CITIES, COUNTRIES
 
@@ -625,6 +626,8 @@ class QuestionParts:
     # the same of the verbs of a relative clause after the wh-phrase ("the tumour suppressor that ...
     # induces p21": induces), what the question says of a thing between its names and the answer
     clause_relations: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the quantity the question asks for ("In what year ...", "How many genera ..."), else None
+    quantity: quantities.Asked | None = None
 
 
 def _names_product(
@@ -780,6 +783,21 @@ def _describes_name(question: str, surface: str, name: str) -> bool:
         rf"(?i)(?<![\w-]){re.escape(surface)}['’]s((?:\s+[\w-]+){{1,3}}?)\s+{re.escape(name)}(?![\w-])", question
     )
     return owned is not None and noun_form(words(owned.group(1))[-1]) in type_nouns()
+
+
+APPOSITIVE = re.compile(r"\([^()]*\)|,\s*(?:a|an|the)\s[^,;?]*")  # "X (ABT-263), the BCL-2 inhibitor that ..."
+
+
+def _in_apposition(question: str, key: str) -> bool:
+    """Whether the question writes anchor ``key`` only in a phrase describing the name before it:
+    in parentheses after it, or after a comma and an article ("navitoclax (ABT-263), the
+    BCL-2/BCL-xL inhibitor that ...")."""
+    spans = []
+    for m in APPOSITIVE.finditer(question):
+        head = node_key(question[: m.start()])
+        spans.append((len(head), len(head) + len(node_key(m.group())) + 1))
+    found = _starts(node_key(question), key)
+    return bool(found) and all(any(lo <= at < hi for lo, hi in spans) for at in found)
 
 
 def _set_apart(question: str) -> list[tuple[int, int]]:
@@ -1063,7 +1081,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             ),
             apposition.end(),
         )
-    for i, (start, _e, w) in enumerate(tokens):
+    for i, (start, end, w) in enumerate(tokens):
         st = noun_form(w)
         if in_wh(start) or st not in nouns or stem(w) in anchor_words or st in bridge_nouns:
             continue
@@ -1088,7 +1106,10 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
             or (i > 0 and _content_word(tokens[i - 1][2]) and tokens[i - 1][2].casefold() not in ARTICLES)
         ):
             continue  # "a supplement of the lipid mediator", "antibiotic treatment": the thing in a form
+        if not question[end:].strip(" ?") and re.search(r"\bas\s+an?\s+(?:\S+\s+)?$", question[:start], re.I):
+            continue  # "... causes low platelet counts as a side effect?": the role of a thing, no other thing
         bridge_nouns.append(st)
+    quantity = quantities.asked(question)  # "In what year ...", "How many genera ..."
     # "Which current name ...", "What is X formally called?" (not "named after whom")
     asks_name = any(w.casefold() in NAME_NOUNS for s, e, w in tokens if in_wh(s)) or any(
         w.casefold() in NAMING_VERBS and (k + 1 == len(tokens) or tokens[k + 1][2].casefold() not in PREPOSITIONS)
@@ -1197,7 +1218,7 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
     names = written | named if written else written
     required = (
         [a for a in ordered if a in names and a not in incidental]
-        or [a for a in ordered if a in names and _years_of(a) is None]
+        or [a for a in ordered if a in names and _years_of(a) is None and a not in set_apart]
         or [a for a in ordered if a not in settings and a not in incidental][:1]
         or [a for a in ordered if a not in settings and a not in set_apart][:1]  # what the answer is not, last
         or [a for a in ordered if a not in settings][:1]
@@ -1247,7 +1268,9 @@ def read_question(question: str, graph: ContextGraph | None = None) -> QuestionP
         name_nouns=name_nouns,
         paraphrases=_paraphrases(question, anchor_words),
         asks_name=asks_name,
+        quantity=quantity,
         asks_setting=wh_start is not None
+        and quantity is None  # "In what year ...": a time, not a place
         and (
             tokens[wh_start][2].casefold() == "where"
             or (wh_start > 0 and tokens[wh_start - 1][2].casefold() in SETTING_PREPOSITIONS)
@@ -2536,7 +2559,23 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         # the entity an anchor is written as here ("LPS" for Lipopolysaccharide) is the anchor too
         aliases = {first.written[a] for a in q.anchors if a in first.written}
         lacking = [a for a in q.required if a in present and not _in_sentence(first, a)]
+        # a sentence stating what the question describes an anchor here by ("navitoclax, the
+        # BCL-2/BCL-xL inhibitor": "Navitoclax (ABT-263) inhibits BCL-2 and BCL-xL"), writing the
+        # anchors this one lacks and relating one of them to it by a verb, lends them
+        held = [a for a in q.required if a in present and _in_sentence(first, a)]
+        describing = sorted(
+            {
+                p2
+                for p2 in (p2 for a in lacking for p2 in _anchor_positions(graph, a))
+                if p2 != p
+                and all(_in_sentence(graph.sentences[p2], a) for a in lacking)
+                and any(_pair_verbs(graph.sentences[p2], a, a0) for a in lacking for a0 in held)
+            }
+            if held and lacking and all(_in_apposition(q.text, a) for a in lacking)
+            else ()
+        )
         for x in others(first, skip, aliases):
+            chains += [Chain((p, p2), x, None) for p2 in describing if x not in graph.sentences[p2].entities]
             chains.append(Chain((p,), x, None))
             # the next or previous sentence goes on about the answer ("Dasatinib is a tyrosine kinase
             # inhibitor approved for ... . Dasatinib eliminates senescent preadipocytes"): one
@@ -2637,6 +2676,9 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             other_verb.append(
                 bool(set(tags) & verb_tags()) and not pair_classes & set(q.relations) and not in_other_words
             )
+            if graph.types.get(chain.candidate) == QUANTITY:  # no end the extractor pairs: the verbs
+                # of the sentence writing it say what it is of ("reported in 1935 that ...")
+                stated |= _verb_classes(sentence.text)
             if not set(tags) & verb_tags():  # the pair was read without a verb: the sentence's verbs count
                 stated |= sentence.relation_classes
                 if i == 0 and (start is None or start not in sentence.entities):  # it names the anchors
@@ -2728,6 +2770,8 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             and _named_as(graph, chain.candidate, q.wh_names)
             and not _called_another_subkind(q, graph, chain.candidate)
         )
+        if q.quantity is not None:  # a quantity of the asked kind (``_with_quantities``) is of the kind
+            chain.kind_ok = graph.types.get(chain.candidate) == QUANTITY
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         chain.kind_said = (
             chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
@@ -3123,23 +3167,47 @@ def _nouns_outside_names(graph: ContextGraph, positions: tuple[int, ...]) -> set
     return found
 
 
-QUANTITY_QUESTION = re.compile(rf"(?i)\b(?:{phrase_alternation('quantity_questions.txt')})\b")
+def _bare_nouns(graph: ContextGraph, position: int) -> set[str]:
+    """The noun forms the sentence at ``position`` writes outside its names and not right before one
+    ("in resected tissue", not the "receptor" of "the bile acid receptor TGR5", which names TGR5)."""
+    sentence_words = words(graph.sentences[position].text)
+    starts = {i for key in graph.sentences[position].entities for _p, _w, i in _written_at(graph, key, [position])}
+    before_names = {noun_form(sentence_words[i - 1]) for i in starts if i > 0}
+    return _nouns_outside_names(graph, (position,)) - before_names
 
 
-def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
-    """Why ``chain`` does not answer the question ('' when it does)."""
-    if QUANTITY_QUESTION.search(q.text):
-        # "How many participants ...?": a count, an amount; the sentences' things ("humans") are no answer
-        return "the question asks for a quantity, and the offline reasoner answers only with things the graph names"
+QUANTITY = "quantity"  # the type of a quantity put into the graph for a question asking one
+
+
+def _same_noun(a: str, b: str) -> bool:
+    """Whether two words are one noun, a plural aside ("genus" is not "genera": both are written)."""
+    return noun_form(a) == noun_form(b)
+
+
+def _with_quantities(graph: ContextGraph, asked: quantities.Asked) -> ContextGraph:
+    """``graph`` with the quantities of the asked kind its sentences write as entities of their own
+    ("25 genera", "in 1935"): what a question asking for a quantity may be answered with."""
+    for position, sentence in enumerate(graph.sentences):
+        for found in quantities.find(sentence.text, asked, _same_noun):
+            sentence.entities[found.key] = found.name
+            graph.names.setdefault(found.key, found.name)
+            graph.types[found.key] = QUANTITY
+            if position not in graph.by_entity.setdefault(found.key, []):
+                graph.by_entity[found.key].append(position)
+    return graph
+
+
+def _unconnected(q: QuestionParts, graph: ContextGraph, chain: Chain | None, none_found: str) -> str:
+    """Why ``chain`` does not connect what the question names ('' when it does): a name no gathered
+    text writes, no chain (``none_found``), a required name it leaves out, a negated or excluded
+    statement, a qualifier of the question it does not say."""
     missing = [q.anchor_names[a] for a in q.anchors if not _anchor_positions(graph, a)]
     if not q.anchors:
         return "the question names nothing the graph could start from"
-    if missing and len(missing) == len(q.anchors):
-        return f"no gathered text mentions {', '.join(missing)}"
     if missing:
         return f"no gathered text mentions {', '.join(missing)}"
     if chain is None:
-        return "no sentence links what the question names to anything else"
+        return none_found
     left = [q.anchor_names[a] for a in q.required if a not in chain.anchors_hit]
     if left:
         return f"no sentence connects {', '.join(left)} with the rest of the question"
@@ -3151,6 +3219,62 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     unmet = _qualifier_unmet(q, graph, chain)
     if unmet:
         return f"no connecting sentence says it of {unmet}, as the question asks"
+    return ""
+
+
+def _quantity_verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
+    """Why ``chain``, ending on a quantity, does not answer a question asking one ('' when it does):
+    the sentences connect what the question names, hold its words and its verbs, and write a
+    quantity of the asked kind. No relation of the quantity is read (the extractor pairs names only),
+    so the checks of a relation's ends, its direction and the answer's role do not apply."""
+    if not q.quantity.kind:  # "How often ...?": no quantity a sentence writes says it
+        return "the question asks for a quantity the offline reasoner cannot read from a sentence"
+    unconnected = _unconnected(
+        q, graph, chain, f"no connecting sentence writes a {q.quantity.kind} of what the question asks"
+    )
+    if unconnected:
+        return unconnected
+    unstated = [r for r in q.relations if r not in chain.relations_hit]
+    if unstated:
+        return f"no connecting sentence states the relation '{', '.join(unstated)}'"
+    if (
+        chain.bridge is not None
+        and not chain.clause_stated
+        and not _bridge_described(q, graph, chain.bridge)
+        # the next sentence going on about the same thing ("... the CALERIE 2 trial randomized adults
+        # to two years of CR. Participants achieved an average CR of about 12 percent")
+        and graph.after(chain.positions[0]) != chain.positions[-1]
+    ):
+        return "the question describes no intermediate entity the second sentence could follow"
+    if chain.word_count_share < MIN_WORD_SHARE and _meaning_share(q, graph, chain) < MIN_WORD_SHARE:
+        return "the connecting sentences leave much of the question unanswered"
+    return ""
+
+
+QUANTITY_WINDOW_WORDS = 4  # words before a quantity (and after it) that say what it is of
+
+
+def _quantity_described(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
+    """Whether the last sentence of ``chain`` writes one of the question's content words right
+    beside the quantity it answers with."""
+    text = graph.sentences[chain.positions[-1]].text
+    asked = {stem(w) for w in words(q.text) if _content_word(w)}
+    for found in quantities.find(text, q.quantity, _same_noun):
+        if found.key == chain.candidate:
+            before = words(text[: found.start])[-QUANTITY_WINDOW_WORDS:]
+            after = words(text[found.end :])[:QUANTITY_WINDOW_WORDS]
+            if {stem(w) for w in [*before, *after] if _content_word(w)} & asked:
+                return True
+    return False
+
+
+def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
+    """Why ``chain`` does not answer the question ('' when it does)."""
+    if q.quantity is not None:
+        return _quantity_verdict(q, graph, chain)
+    unconnected = _unconnected(q, graph, chain, "no sentence links what the question names to anything else")
+    if unconnected:
+        return unconnected
     unranked = _unranked(q, graph, chain)
     if unranked:
         return unranked
@@ -3227,8 +3351,9 @@ def _verdict(q: QuestionParts, graph: ContextGraph, chain: Chain | None) -> str:
     nouns_written = set()
     if nouns and chain.bridge is None:
         nouns_written = _nouns_outside_names(graph, chain.positions)
-    elif nouns:  # "In this double-blind trial from Tabriz, ...": a thing with no name, written beside an anchor
-        nouns_written = _nouns_outside_names(graph, anchored)
+    elif nouns:  # "In this double-blind trial from Tabriz, ...": a thing with no name, written beside an
+        # anchor, or in the sentence answering ("low levels of F. prausnitzii in resected tissue")
+        nouns_written = _nouns_outside_names(graph, anchored) | _bare_nouns(graph, chain.positions[-1])
     # one sentence may name the thing described beside the answer ("the bacterium ... A. muciniphila"),
     # never the answer itself spelled out
     beside = (  # in a sentence with what the question names, or one it goes on about ("The
@@ -3616,6 +3741,9 @@ def _denied_words(q: QuestionParts, graph: ContextGraph, chain: Chain) -> str:
     sentence writes nowhere else ("extended the lifespan of male mice but not female mice" for "...
     the lifespan of female mice"), else ''."""
     asked = q.stems | {stem(w) for w in words(q.text) if _content_word(w)} - q.wh_stems
+    # what the question itself denies ("... in male mice but not in female mice?") it does not ask of
+    # the answer
+    asked -= {stem(w) for m in CONTRAST_NOT.finditer(q.text) for w in words(m.group(1))}
     for position in chain.positions:
         text = graph.sentences[position].text
         for m in CONTRAST_NOT.finditer(text):
@@ -3767,7 +3895,11 @@ def _only_acted_on(q: QuestionParts, graph: ContextGraph, chain: Chain) -> bool:
 def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain | None, str]:
     """The chains, the best one and why it does not answer ('' when it does)."""
     chains = _chains(q, graph)
-    roles = [_wrong_role(q, graph, c) for c in chains]
+    if q.quantity is not None:  # only a quantity of the asked kind answers, reached through things
+        chains = [
+            c for c in chains if graph.types.get(c.candidate) == QUANTITY and graph.types.get(c.bridge) != QUANTITY
+        ]
+    roles = [_wrong_role(q, graph, c) if q.quantity is None else "" for c in chains]
     kept = [c for c, wrong in zip(chains, roles) if not wrong]
     chains = kept if kept else chains
     best = chains[0] if chains else None
@@ -3785,6 +3917,9 @@ def _judged(q: QuestionParts, graph: ContextGraph) -> tuple[list[Chain], Chain |
                 # the one reached through another tied answer, which is then the thing between ("which
                 # receptor partners with the protein that ...": FGFR4 through beta-Klotho)
                 lambda c, ends=frozenset(t.candidate for t in tied): c.bridge in ends,
+                # the quantity written beside the question's own words ("an average CR of about 12
+                # percent, far less than the 25 percent target" for "... on average?")
+                *([lambda c: _quantity_described(q, graph, c)] if q.quantity is not None else []),
             ]
             for picks in pickers:
                 picked = [c for c in tied if picks(c)]
@@ -3823,6 +3958,9 @@ def reason(
     graph = build_context_graph(context, known_names, descriptions, follows)
     if not graph.sentences:
         return ExtractiveAnswer(f"{NO_ANSWER} Nothing was gathered.", False, [], reason="nothing was gathered")
+    asked = quantities.asked(question)
+    if asked is not None and asked.kind:
+        graph = _with_quantities(graph, asked)
     q = _described_in_other_words(read_question(question, graph), graph)
     chains, best, why = _judged(q, graph)
     positions = best.positions if best is not None and not why else ()
