@@ -87,7 +87,7 @@ def asked(question: str) -> Asked | None:
 
 @functools.cache
 def _stops() -> frozenset[str]:
-    return frozenset(data_lines("auxiliary_verbs.txt")) | NOT_BETWEEN | {"of", "the", "did", "does", "do"}
+    return frozenset(data_lines("auxiliary_verbs.txt")) | NOT_BETWEEN | {"the"}
 
 
 @functools.cache
@@ -112,6 +112,12 @@ def _units(kind: str) -> str:
     return "|".join(map(re.escape, units))
 
 
+@functools.cache
+def _residue() -> re.Pattern:
+    acids = sorted([*data_lines("amino_acids.txt"), *data_lines("amino_acid_codes.txt")], key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(acids)})[\s-]?\d{{1,4}}\b", re.IGNORECASE)
+
+
 def _citation_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"\([^()]*\)", text)]
 
@@ -130,11 +136,7 @@ def find(text: str, wanted: Asked, same_noun: Callable[[str, str], bool] | None 
         ]
         found = [y for y in years if not any(a < y[0] < b for a, b in cited)]
     elif wanted.kind == RESIDUE:  # "threonine 172", "Ser473", "serine-473"
-        acids = "|".join(sorted([*data_lines("amino_acids.txt"), *data_lines("amino_acid_codes.txt")], key=len)[::-1])
-        found = [
-            (m.start(), m.end(), node_key(m.group()), m.group())
-            for m in re.finditer(rf"\b(?:{acids})[\s-]?\d{{1,4}}\b", text, re.IGNORECASE)
-        ]
+        found = [(m.start(), m.end(), node_key(m.group()), m.group()) for m in _residue().finditer(text)]
     elif wanted.kind == COUNT:
         same = same_noun or (lambda a, b: a.casefold() == b.casefold())
         pattern = rf"({_hedge()})({_number()})((?:\s+[\w'-]+){{1,{BETWEEN_WORDS + 1}}})"

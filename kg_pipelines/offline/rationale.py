@@ -2553,6 +2553,7 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
             and not any(_mentions(k, a) or _mentions(a, k) or _same_symbol(k, a) for a in exclude if a)
         ]
 
+    apposed = {a for a in q.required if _in_apposition(q.text, a)}  # ("navitoclax (ABT-263), the ...")
     chains: list[Chain] = []
     for p in starts:
         first = graph.sentences[p]
@@ -2566,12 +2567,13 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         describing = sorted(
             {
                 p2
-                for p2 in (p2 for a in lacking for p2 in _anchor_positions(graph, a))
+                for a in lacking
+                for p2 in _anchor_positions(graph, a)
                 if p2 != p
                 and all(_in_sentence(graph.sentences[p2], a) for a in lacking)
                 and any(_pair_verbs(graph.sentences[p2], a, a0) for a in lacking for a0 in held)
             }
-            if held and lacking and all(_in_apposition(q.text, a) for a in lacking)
+            if held and lacking and apposed.issuperset(lacking)
             else ()
         )
         for x in others(first, skip, aliases):
@@ -2757,21 +2759,22 @@ def _chains(q: QuestionParts, graph: ContextGraph) -> list[Chain]:
         describing = sum(s in stems for s in q.wh_describing) / len(q.wh_describing) if q.wh_describing else 0.0
         # the answer is of the kind the wh-phrase names and carries its names; a wh-phrase with neither
         # says nothing to check
-        chain.kind_ok = (
-            bool(q.wh_noun or q.wh_names)
-            and (
-                not q.wh_noun
-                or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
-                or _initialled(chain.candidate, q.wh_initials)
-            )
-            and not _collective(chain.candidate, q.wh_noun)
-            and not _other_place(chain.candidate, q.wh_noun)
-            and not _names_the_kind(q, chain.candidate)
-            and _named_as(graph, chain.candidate, q.wh_names)
-            and not _called_another_subkind(q, graph, chain.candidate)
-        )
         if q.quantity is not None:  # a quantity of the asked kind (``_with_quantities``) is of the kind
             chain.kind_ok = graph.types.get(chain.candidate) == QUANTITY
+        else:
+            chain.kind_ok = (
+                bool(q.wh_noun or q.wh_names)
+                and (
+                    not q.wh_noun
+                    or _is_kind(graph, chain.candidate, q.wh_noun, q.wh_types)
+                    or _initialled(chain.candidate, q.wh_initials)
+                )
+                and not _collective(chain.candidate, q.wh_noun)
+                and not _other_place(chain.candidate, q.wh_noun)
+                and not _names_the_kind(q, chain.candidate)
+                and _named_as(graph, chain.candidate, q.wh_names)
+                and not _called_another_subkind(q, graph, chain.candidate)
+            )
         # the text itself calls the answer the kind asked ("a protein called MAM"), not only its type
         chain.kind_said = (
             chain.kind_ok and q.wh_noun is not None and _is_kind(graph, chain.candidate, q.wh_noun, frozenset())
